@@ -1,0 +1,212 @@
+// Package analyzer turns text into search terms and turns what a person says
+// or does into retrieval triggers.
+//
+// Terms applies one analysis to documents and queries alike: identifiers are
+// split at camelCase, snake_case, kebab-case and dotted boundaries, parts are
+// lower-cased, stop words dropped and the rest reduced with the Snowball
+// English stemmer. A compound identifier also yields its whole lower-cased
+// form, so that an exact identifier match scores above a match of its parts.
+package analyzer
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// maxTermLen bounds a single term; longer runs (hashes, base64, minified
+// code) carry no retrieval value and bloat the index.
+const maxTermLen = 40
+
+// Terms returns the analyzed terms of text in order of appearance, with
+// repetitions (term frequency matters to BM25).
+func Terms(text string) []string {
+	var out []string
+	New().Each(text, func(term string) { out = append(out, term) })
+	return out
+}
+
+// Analyzer analyzes text with a cache of stemmed words; stemming dominates
+// the cost of analysis and source text repeats its words endlessly. An
+// Analyzer is not safe for concurrent use: give each goroutine its own.
+type Analyzer struct {
+	stems map[string]string
+}
+
+// maxCache bounds the stem cache; past it the cache is reset, which keeps
+// memory flat on unbounded input at the cost of re-stemming.
+const maxCache = 1 << 17
+
+// New returns an Analyzer with an empty cache.
+func New() *Analyzer { return &Analyzer{stems: make(map[string]string, 1024)} }
+
+// Terms is Terms with the Analyzer's cache.
+func (a *Analyzer) Terms(text string) []string {
+	var out []string
+	a.Each(text, func(term string) { out = append(out, term) })
+	return out
+}
+
+// Each calls fn for every analyzed term of text, in order.
+func (a *Analyzer) Each(text string, fn func(term string)) {
+	forEachWord(text, func(word string) {
+		parts := splitIdentifier(word)
+		if len(parts) > 1 {
+			whole := strings.ToLower(word)
+			whole = strings.Map(func(r rune) rune {
+				if r == '_' || r == '-' || r == '.' || r == '$' {
+					return -1
+				}
+				return r
+			}, whole)
+			if len(whole) <= maxTermLen && !isNumber(whole) {
+				fn(whole)
+			}
+		}
+		for _, p := range parts {
+			if t, ok := a.term(p); ok {
+				fn(t)
+			}
+		}
+	})
+}
+
+func (a *Analyzer) term(part string) (string, bool) {
+	if t, ok := a.stems[part]; ok {
+		return t, t != ""
+	}
+	t, ok := Term(part)
+	if len(a.stems) >= maxCache {
+		clear(a.stems)
+	}
+	// Clone both: part and t may alias the caller's buffer.
+	t = strings.Clone(t)
+	a.stems[strings.Clone(part)] = t
+	return t, ok
+}
+
+// Term normalises one word part (already split) into a term: lower-cased and
+// stemmed. ok is false for stop words, numbers and single letters.
+func Term(part string) (term string, ok bool) {
+	if len(part) < 2 || len(part) > maxTermLen {
+		return "", false
+	}
+	p := strings.ToLower(part)
+	if isNumber(p) || IsStopWord(p) {
+		return "", false
+	}
+	if !isASCII(p) {
+		// Snowball English only applies to Latin text; keep other scripts
+		// whole (they still match exactly).
+		return p, true
+	}
+	return english.Stem(p, false), true
+}
+
+// IsStopWord reports whether w (lower-case) carries no retrieval value: an
+// English function word or a keyword common to most programming languages.
+func IsStopWord(w string) bool {
+	if _, ok := codeStopWords[w]; ok {
+		return true
+	}
+	return english.IsStopWord(w)
+}
+
+// codeStopWords are language keywords and boilerplate identifiers so common
+// in source text that they only add noise to ranking.
+var codeStopWords = map[string]struct{}{
+	"func": {}, "function": {}, "def": {}, "return": {}, "var": {}, "let": {},
+	"const": {}, "nil": {}, "null": {}, "none": {}, "true": {}, "false": {},
+	"self": {}, "this": {}, "int": {}, "string": {}, "bool": {}, "err": {},
+	"else": {}, "elif": {}, "import": {}, "package": {}, "public": {},
+	"private": {}, "static": {}, "void": {}, "new": {}, "class": {}, "struct": {},
+	"type": {}, "interface": {}, "go": {}, "pass": {}, "begin": {}, "end": {},
+	"todo": {}, "http": {}, "https": {}, "www": {}, "com": {},
+}
+
+// forEachWord yields maximal runs of identifier characters (letters, digits,
+// '_', and '.', '-', '$' when they join identifier characters).
+func forEachWord(text string, fn func(string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+		if !inWord && start >= 0 && (r == '.' || r == '-' || r == '$') && i+size < len(text) {
+			next, _ := utf8.DecodeRuneInString(text[i+size:])
+			inWord = unicode.IsLetter(next) || unicode.IsDigit(next) || next == '_'
+		}
+		if inWord {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			fn(text[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(text[start:])
+	}
+}
+
+// SplitIdentifier splits an identifier into its word parts, keeping their
+// case: "parseHTTPRequest_v2" → ["parse", "HTTP", "Request", "v2"];
+// "net/http.Server" style separators ('.', '-', '_', '$') also split.
+func SplitIdentifier(id string) []string { return splitIdentifier(id) }
+
+func splitIdentifier(id string) []string {
+	var parts []string
+	runes := []rune(id)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, string(runes[start:end]))
+		}
+		start = end
+	}
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		if r == '_' || r == '-' || r == '.' || r == '$' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := runes[i-1]
+		switch {
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			// fooBar → foo|Bar
+			flush(i)
+		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+			// HTTPServer → HTTP|Server
+			flush(i)
+		}
+	}
+	flush(len(runes))
+	return parts
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != 'x' && !(r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	// pure hex-looking words like "beef" are words; only treat as a number
+	// when it starts with a digit.
+	return len(s) > 0 && s[0] >= '0' && s[0] <= '9'
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,74 @@
+package analyzer
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplitIdentifier(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"parseHTTPRequest", []string{"parse", "HTTP", "Request"}},
+		{"snake_case_name", []string{"snake", "case", "name"}},
+		{"kebab-case", []string{"kebab", "case"}},
+		{"http.Server.Serve", []string{"http", "Server", "Serve"}},
+		{"ListenAndServe", []string{"Listen", "And", "Serve"}},
+		{"utf8Decode", []string{"utf8", "Decode"}},
+		{"X", []string{"X"}},
+		{"__init__", []string{"init"}},
+	}
+	for _, tt := range tests {
+		if got := SplitIdentifier(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("SplitIdentifier(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"ListenAndServe", []string{"listenandserve", "listen", "serv"}},
+		{"the servers are running", []string{"server", "run"}},
+		{"func (srv *Server) Serve(l net.Listener) error", []string{"srv", "server", "serv", "netlistener", "net", "listen", "error"}},
+		{"", nil},
+		{"a 123 0x1f", nil},
+		{"検索 works", []string{"検索", "work"}},
+	}
+	for _, tt := range tests {
+		if got := Terms(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Terms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTermsSameForDocumentAndQuery(t *testing.T) {
+	// A query naming an identifier must produce the document's whole term.
+	doc := Terms("func parseConfigFile()")
+	query := Terms("where is parseConfigFile")
+	found := false
+	for _, d := range doc {
+		for _, q := range query {
+			if d == q && d == "parseconfigfile" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("doc %q and query %q share no whole-identifier term", doc, query)
+	}
+}
+
+func FuzzTerms(f *testing.F) {
+	f.Add("parseHTTPRequest_v2 \xff\xfe")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, term := range Terms(s) {
+			if term == "" || len(term) > 4*maxTermLen {
+				t.Fatalf("bad term %q from %q", term, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,267 @@
+package analyzer
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// TriggerType says what produced a trigger.
+type TriggerType string
+
+// Trigger types. Message analysis yields symbol, path, implicit and error
+// triggers; editor activity yields the file and selection ones.
+const (
+	TriggerSymbol    TriggerType = "symbol_mention"
+	TriggerPath      TriggerType = "file_path"
+	TriggerImplicit  TriggerType = "message"
+	TriggerErrorLoc  TriggerType = "error_location"
+	TriggerFileOpen  TriggerType = "file_open"
+	TriggerFileEdit  TriggerType = "file_edit"
+	TriggerHover     TriggerType = "symbol_hover"
+	TriggerSelection TriggerType = "selection"
+)
+
+// Default relevance weights (the seed's, extended to error output and
+// hover/selection).
+var DefaultWeights = map[TriggerType]float64{
+	TriggerPath:      0.95,
+	TriggerSymbol:    0.9,
+	TriggerImplicit:  0.7,
+	TriggerErrorLoc:  0.95,
+	TriggerFileOpen:  0.8,
+	TriggerFileEdit:  0.95,
+	TriggerHover:     0.85,
+	TriggerSelection: 0.85,
+}
+
+// Trigger is one reason to retrieve context.
+type Trigger struct {
+	Type      TriggerType `json:"type"`
+	Relevance float64     `json:"relevance"`
+	// Query is a symbol name, a path or a phrase, depending on Type.
+	Query string `json:"query"`
+	// Line is set for error locations and activity positions (1-based).
+	Line int `json:"line,omitempty"`
+}
+
+var (
+	// Qualified names: pkg.Name, Type::method, obj.method(), a.b.c.
+	reQualified = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?`)
+	// Plain identifiers, filtered below by shape.
+	reIdent = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:\(\))?`)
+	// Backticked code spans are intentional mentions whatever their shape.
+	reTicked = regexp.MustCompile("`([^`\n]{1,120})`")
+	// Paths with an extension (and optional :line:col), or with a slash.
+	rePath    = regexp.MustCompile(`(?:^|[\s"'(\[<=,])((?:[A-Za-z]:)?(?:\.{0,2}/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?::(\d+))?(?::\d+)?`)
+	reDirPath = regexp.MustCompile(`(?:^|[\s"'(\[<])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+)/?(?:$|[\s"')\]>,.:;])`)
+	// Python traceback: File "x.py", line 12, in func
+	rePyFrame = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>]+))?`)
+	// JS/TS stack: at fn (path:12:3) or at path:12:3
+	reJSFrame = regexp.MustCompile(`\bat (?:(?:async )?([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?`)
+	// Go panic frames: pkg/path.Func(...) then \t/path/file.go:123 +0x..
+	reGoFunc = regexp.MustCompile(`(?m)^([\w./-]+)\.(\(?\*?[\w]+\)?\.)?([\w]+)\(`)
+	// Implicit questions.
+	reHow   = regexp.MustCompile(`(?i)\bhow (?:does|do|is|are|can|could|should|would) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
+	reWhat  = regexp.MustCompile(`(?i)\bwhat (?:is|are|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
+	reWhere = regexp.MustCompile(`(?i)\bwhere (?:is|are|do|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
+	reWhy   = regexp.MustCompile(`(?i)\bwhy (?:does|do|is|are|did) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
+)
+
+// commonWords are capitalised or identifier-shaped words that are English,
+// not code.
+var commonWords = map[string]bool{
+	"The": true, "This": true, "That": true, "What": true, "When": true, "Where": true,
+	"How": true, "Why": true, "Who": true, "Which": true, "Can": true, "Could": true,
+	"Should": true, "Would": true, "Please": true, "Thanks": true, "Also": true,
+	"Now": true, "Then": true, "Add": true, "Fix": true, "Make": true, "Use": true,
+	"Let": true, "If": true, "In": true, "On": true, "It": true, "Is": true, "Are": true,
+	"And": true, "Or": true, "But": true, "Not": true, "Do": true, "Does": true,
+	"We": true, "You": true, "My": true, "Our": true, "Is it": true, "There": true,
+	"Here": true, "Some": true, "All": true, "Any": true, "For": true, "With": true,
+	"From": true, "To": true, "After": true, "Before": true, "OK": true, "Ok": true,
+	"Yes": true, "No": true, "Hi": true, "Hello": true, "Error": true, "Warning": true,
+	"Traceback": true, "File": true, "Line": true, "TODO": true, "README": true,
+	"I": true, "A": true, "An": true, "So": true, "Just": true, "Maybe": true,
+	"Update": true, "Remove": true, "Change": true, "Write": true, "Create": true,
+	"Implement": true, "Refactor": true, "Support": true, "Check": true, "Ensure": true,
+	"Allow": true, "Avoid": true, "Move": true, "Rename": true, "Improve": true,
+	"Delete": true, "Return": true, "Handle": true, "Get": true, "Set": true, "See": true,
+}
+
+// Message analyzes a message (a prompt, an issue, pasted error output) and
+// returns its triggers, strongest first, without duplicates.
+func Message(text string) []Trigger {
+	var out []Trigger
+	seen := map[string]bool{}
+	add := func(t TriggerType, q string, line int) {
+		q = strings.TrimSpace(q)
+		if q == "" || len(q) > 200 {
+			return
+		}
+		key := string(t) + "\x00" + q + "\x00" + strconv.Itoa(line)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		out = append(out, Trigger{Type: t, Relevance: DefaultWeights[t], Query: q, Line: line})
+	}
+
+	// Error output first: it names exact places.
+	for _, m := range rePyFrame.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[2])
+		add(TriggerErrorLoc, m[1], n)
+		if m[3] != "" && !strings.HasPrefix(m[3], "<") {
+			add(TriggerSymbol, m[3], 0)
+		}
+	}
+	for _, m := range reJSFrame.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[3])
+		if !strings.Contains(m[2], "node_modules") && !strings.HasPrefix(m[2], "node:") {
+			add(TriggerErrorLoc, m[2], n)
+			if m[1] != "" {
+				add(TriggerSymbol, lastPart(m[1]), 0)
+			}
+		}
+	}
+	for _, m := range reGoFunc.FindAllStringSubmatch(text, -1) {
+		if strings.Contains(m[1], "/") || m[2] != "" {
+			add(TriggerSymbol, m[3], 0)
+		}
+	}
+	for _, m := range rePath.FindAllStringSubmatch(text, -1) {
+		p := m[1]
+		if isURLish(text, p) || !looksLikePath(p) {
+			continue
+		}
+		line := 0
+		if m[2] != "" {
+			line, _ = strconv.Atoi(m[2])
+		}
+		if line > 0 {
+			add(TriggerErrorLoc, p, line)
+		} else {
+			add(TriggerPath, p, 0)
+		}
+	}
+	for _, m := range reDirPath.FindAllStringSubmatch(text, -1) {
+		if !isURLish(text, m[1]) && strings.Count(m[1], "/") >= 1 && !strings.Contains(m[1], "//") {
+			add(TriggerPath, m[1], 0)
+		}
+	}
+
+	// Symbols.
+	for _, m := range reTicked.FindAllStringSubmatch(text, -1) {
+		for _, id := range reIdent.FindAllString(m[1], -1) {
+			id = strings.TrimSuffix(id, "()")
+			if len(id) > 1 && !commonWords[id] && !IsStopWord(strings.ToLower(id)) {
+				add(TriggerSymbol, id, 0)
+			}
+		}
+	}
+	for _, q := range reQualified.FindAllString(text, -1) {
+		q = strings.TrimSuffix(q, "()")
+		if looksLikePath(q) || isURLish(text, q) || isSentenceDot(q) {
+			continue
+		}
+		add(TriggerSymbol, q, 0)
+	}
+	for _, id := range reIdent.FindAllString(text, -1) {
+		call := strings.HasSuffix(id, "()")
+		id = strings.TrimSuffix(id, "()")
+		if commonWords[id] || (!call && !isCodeShaped(id)) {
+			continue
+		}
+		add(TriggerSymbol, id, 0)
+	}
+
+	// Implicit questions.
+	for _, re := range []*regexp.Regexp{reHow, reWhat, reWhere, reWhy} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			phrase := strings.TrimRight(m[1], ".:-")
+			if informative(phrase) {
+				add(TriggerImplicit, phrase, 0)
+			}
+		}
+	}
+	return out
+}
+
+// isCodeShaped reports identifiers that are unlikely to be English words:
+// camelCase, PascalCase with an inner capital, snake_case, or ALL_CAPS with
+// an underscore or digit.
+func isCodeShaped(id string) bool {
+	if len(id) < 3 {
+		return false
+	}
+	if strings.Contains(strings.Trim(id, "_"), "_") {
+		return true
+	}
+	upper, lower, inner := 0, 0, false
+	for i, r := range id {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			if i > 0 {
+				inner = true
+			}
+		case unicode.IsLower(r):
+			lower++
+		}
+	}
+	return inner && lower > 0
+}
+
+func informative(phrase string) bool {
+	for _, w := range strings.Fields(phrase) {
+		if !IsStopWord(strings.ToLower(w)) && len(w) > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+var knownExt = map[string]bool{
+	"go": true, "py": true, "js": true, "jsx": true, "ts": true, "tsx": true, "mjs": true, "cjs": true,
+	"rs": true, "java": true, "c": true, "h": true, "cc": true, "cpp": true, "hpp": true, "cs": true,
+	"rb": true, "php": true, "md": true, "json": true, "yaml": true, "yml": true, "toml": true,
+	"kt": true, "swift": true, "sh": true, "sql": true, "proto": true, "mod": true, "txt": true,
+	"html": true, "css": true, "scss": true, "vue": true, "svelte": true, "cxx": true, "hh": true,
+}
+
+// looksLikePath accepts a string with a slash, or a name with a known file
+// extension (so "fmt.Println" is a symbol and "main.go" a path).
+func looksLikePath(p string) bool {
+	ext := p[strings.LastIndexByte(p, '.')+1:]
+	if !knownExt[strings.ToLower(ext)] {
+		return false
+	}
+	return true
+}
+
+// isSentenceDot rejects "word.Word" produced by a missing space after a
+// full stop.
+func isSentenceDot(q string) bool {
+	parts := strings.Split(q, ".")
+	if len(parts) != 2 || strings.Contains(q, "::") {
+		return false
+	}
+	return len(parts[0]) > 0 && unicode.IsLower(rune(parts[0][0])) && len(parts[1]) > 0 && unicode.IsUpper(rune(parts[1][0])) && !isCodeShaped(parts[0]) && len(parts[0]) > 3 && IsStopWord(strings.ToLower(parts[0]))
+}
+
+func isURLish(text, p string) bool {
+	i := strings.Index(text, p)
+	if i < 0 {
+		return false
+	}
+	before := text[max(0, i-12):i]
+	return strings.Contains(before, "://") || strings.HasSuffix(before, "www.")
+}
+
+func lastPart(s string) string {
+	if i := strings.LastIndexAny(s, ".:"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// rootFlag adds the --root flag every workspace command takes.
+func rootFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "root", ".", "workspace root directory")
+}
+
+// resolveRoot checks that root is a directory and makes it absolute.
+func resolveRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("root %s: %w", root, err)
+	}
+	info, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", usagef("root %s does not exist", root)
+	}
+	if err != nil {
+		return "", fmt.Errorf("root %s: %w", root, err)
+	}
+	if !info.IsDir() {
+		return "", usagef("root %s is not a directory", root)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
+// writeJSON prints v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// relToRoot returns p relative to root (slash-separated); p may be absolute
+// or relative to the current directory.
+func relToRoot(root, p string) (rel, abs string, err error) {
+	abs, err = filepath.Abs(p)
+	if err != nil {
+		return "", "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		// Not under root as a path from here: take it as root-relative.
+		return filepath.ToSlash(filepath.Clean(p)), filepath.Join(root, p), nil
+	}
+	return filepath.ToSlash(r), abs, nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/logging"
+	"github.com/ctxls/ctxls/store"
+)
+
+func newHookCmd() *cobra.Command {
+	var (
+		root     string
+		budget   int
+		deadline time.Duration
+	)
+	names := make([]string, 0, len(hooks.Events))
+	for n := range hooks.Events {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	cmd := &cobra.Command{
+		Use:   "hook EVENT",
+		Short: "Answer a Claude Code hook (reads its JSON on stdin)",
+		Long: `Hook answers one Claude Code hook event with additionalContext JSON on stdout,
+or with nothing. It never fails the session: on any error it prints nothing,
+exits 0 and logs why to <root>/.ctxls/ctxls.log.
+
+Events: ` + strings.Join(names, ", "),
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			event := args[0]
+			if _, ok := hooks.Events[event]; !ok {
+				// The only error a hook reports: a wrong installation.
+				return usagef("unknown hook event %q (want one of %s)", event, strings.Join(names, ", "))
+			}
+			runHook(cmd, event, root, budget, deadline)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&root, "root", "", "workspace root (default: found from the input's cwd)")
+	cmd.Flags().IntVar(&budget, "budget", hooks.DefaultBudget, "additionalContext budget in characters")
+	cmd.Flags().DurationVar(&deadline, "deadline", hooks.DefaultDeadline, "answer with what is ready after this long")
+	return cmd
+}
+
+// runHook never returns an error: a hook fails open.
+func runHook(cmd *cobra.Command, event, root string, budget int, deadline time.Duration) {
+	start := time.Now()
+	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hooks.MaxInput+1))
+	log := zap.NewNop()
+	logRoot := root
+	if logRoot == "" {
+		if in, err := hooks.ParseInput(data); err == nil {
+			logRoot = hooks.FindRoot(in.Cwd)
+		} else {
+			logRoot = hooks.FindRoot("")
+		}
+	}
+	if _, err := os.Stat(store.Dir(logRoot)); err == nil {
+		if l, err := logging.File(filepath.Join(store.Dir(logRoot), "ctxls.log"), "info"); err == nil {
+			log = l
+		}
+	}
+	defer log.Sync()
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("hook panicked", zap.String("event", event), zap.Any("panic", r))
+		}
+	}()
+	if readErr != nil {
+		log.Warn("hook input unreadable", zap.String("event", event), zap.Error(readErr))
+		return
+	}
+	out, err := hooks.Run(cmd.Context(), event, data, hooks.Options{Root: root, Budget: budget, Deadline: deadline, Log: log})
+	if err != nil {
+		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
+		return
+	}
+	if len(out) > 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), string(out))
+	}
+	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
+}

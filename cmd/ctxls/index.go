@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+func newIndexCmd() *cobra.Command {
+	var (
+		root     string
+		asJSON   bool
+		workers  int
+		progress bool
+	)
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Build or update the workspace index",
+		Long: `Index walks the workspace (honouring .gitignore, .git/info/exclude and
+.ctxlsignore), parses changed files with tree-sitter on all cores and stores
+entities, references and a full-text index in <root>/.ctxls/index.db.
+Unchanged files are not re-read; deleted files disappear from the index.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			abs, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			cfg, err := config.Load(abs)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			st, err := store.Open(ctx, abs, store.Options{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			stderr := cmd.ErrOrStderr()
+			if st.Recovered != "" {
+				fmt.Fprintf(stderr, "ctxls: the index was corrupt or not a ctxls index; moved it to %s and rebuilding\n", st.Recovered)
+			}
+			opts := index.Options{Root: abs, Config: cfg, Workers: workers}
+			if isTerminal(stderr) && !asJSON || progress {
+				opts.Progress = newProgress(stderr, isTerminal(stderr))
+			}
+			sum, err := index.Run(ctx, st, opts)
+			if err != nil {
+				return err
+			}
+			sum.Recovered = st.Recovered
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), sum)
+			}
+			printSummary(cmd.OutOrStdout(), sum)
+			return nil
+		},
+	}
+	rootFlag(cmd, &root)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	cmd.Flags().IntVar(&workers, "workers", 0, "parsing goroutines (0: one per CPU)")
+	cmd.Flags().BoolVar(&progress, "progress", false, "report progress even when stderr is not a terminal")
+	return cmd
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newProgress reports indexing progress: a bar on a terminal, a plain line
+// every few seconds otherwise.
+func newProgress(w io.Writer, tty bool) func(done, total int) {
+	if tty {
+		var bar *progressbar.ProgressBar
+		return func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total,
+					progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription("indexing"),
+					progressbar.OptionShowCount(),
+					progressbar.OptionShowIts(),
+					progressbar.OptionSetItsString("files"),
+					progressbar.OptionSetPredictTime(true),
+					progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionClearOnFinish(),
+				)
+			}
+			bar.Set(done)
+			if done == total {
+				bar.Finish()
+			}
+		}
+	}
+	start := time.Now()
+	last := start
+	return func(done, total int) {
+		if now := time.Now(); now.Sub(last) >= 2*time.Second || done == total {
+			last = now
+			rate := float64(done) / now.Sub(start).Seconds()
+			fmt.Fprintf(w, "indexed %d/%d files (%.0f files/s)\n", done, total, rate)
+		}
+	}
+}
+
+func printSummary(w io.Writer, s index.Summary) {
+	fmt.Fprintf(w, "indexed %s in %.2fs\n", s.Root, s.Seconds)
+	fmt.Fprintf(w, "  files:     %d tracked, %d parsed, %d unchanged, %d deleted\n", s.Files, s.Parsed, s.Unchanged, s.Deleted)
+	fmt.Fprintf(w, "  entities:  %d written, %d references (%d resolved)\n", s.Entities, s.Refs, s.Resolved)
+	if len(s.Skipped) > 0 {
+		reasons := make([]string, 0, len(s.Skipped))
+		for r := range s.Skipped {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		for _, r := range reasons {
+			fmt.Fprintf(w, "  skipped:   %d %s\n", s.Skipped[r], r)
+		}
+	}
+	if s.Unsupported > 0 {
+		fmt.Fprintf(w, "  ignored:   %d files in unsupported formats\n", s.Unsupported)
+	}
+}

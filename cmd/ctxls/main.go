@@ -1,0 +1,64 @@
+// Command ctxls is a context engine for AI coding assistants: it indexes a
+// workspace's code, retrieves what matters for a prompt or for what the
+// person is doing, and hands it to the assistant through hooks, a language
+// server and an MCP server.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes shared by every command.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// run executes the command line and maps errors to exit codes.
+func run(ctx context.Context, args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsageError(err) {
+		fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for usage.\n", err)
+		return exitUsage
+	}
+	var se silentError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	fmt.Fprintf(os.Stderr, "ctxls: %v\n", err)
+	return exitError
+}
+
+// usageError marks an error in how a command was invoked (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// silentError carries an exit code for a failure already reported.
+type silentError struct{ code int }
+
+func (e silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieval"
+	"github.com/ctxls/ctxls/store"
+)
+
+// maxQueryBytes bounds the text analyzed for one query. A pasted log longer
+// than this is cut: its head names what failed.
+const maxQueryBytes = 32 << 10
+
+// queryFlags are shared by query and context.
+type queryFlags struct {
+	root         string
+	asJSON       bool
+	active       []string
+	refresh      bool
+	minRelevance float64
+}
+
+func (f *queryFlags) register(cmd *cobra.Command) {
+	rootFlag(cmd, &f.root)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringArrayVar(&f.active, "active-file", nil, "a file in play (repeatable; the first is the active one)")
+	cmd.Flags().BoolVar(&f.refresh, "refresh", false, "update the index before querying")
+	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: retrieval.minRelevance from config)")
+}
+
+// open validates the arguments and opens the index, refreshing it if asked.
+func (f *queryFlags) open(ctx context.Context, args []string) (string, config.Config, *store.Store, string, error) {
+	text := strings.Join(args, " ")
+	if strings.TrimSpace(text) == "" {
+		return "", config.Config{}, nil, "", usagef("empty query: pass the text to search for")
+	}
+	if len(text) > maxQueryBytes {
+		text = text[:maxQueryBytes]
+	}
+	abs, err := resolveRoot(f.root)
+	if err != nil {
+		return "", config.Config{}, nil, "", err
+	}
+	cfg, err := config.Load(abs)
+	if err != nil {
+		return "", cfg, nil, "", err
+	}
+	if f.refresh {
+		st, err := store.Open(ctx, abs, store.Options{})
+		if err != nil {
+			return "", cfg, nil, "", err
+		}
+		_, err = index.Run(ctx, st, index.Options{Root: abs, Config: cfg})
+		st.Close()
+		if err != nil {
+			return "", cfg, nil, "", err
+		}
+	}
+	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
+	if err != nil {
+		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
+	}
+	if f.minRelevance < 0 {
+		f.minRelevance = cfg.Retrieval.MinRelevance
+	}
+	return abs, cfg, st, text, nil
+}
+
+func (f *queryFlags) request(abs, text string, limit int) retrieval.Request {
+	req := retrieval.Request{Text: text, Limit: limit, MinRelevance: f.minRelevance}
+	for _, a := range f.active {
+		if rel, _, err := relToRoot(abs, a); err == nil {
+			req.ActiveFiles = append(req.ActiveFiles, rel)
+		}
+	}
+	return req
+}
+
+func newQueryCmd() *cobra.Command {
+	var (
+		f       queryFlags
+		limit   int
+		explain bool
+	)
+	cmd := &cobra.Command{
+		Use:   "query [flags] TEXT",
+		Short: "Rank the workspace's files and entities for a message",
+		Long: `Query analyzes TEXT (a prompt, an issue, an error), ranks entities by
+lexical, exact-mention and graph evidence, and prints the best files and
+entities. With --json it prints one object:
+  {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit <= 0 {
+				return usagef("--limit must be positive")
+			}
+			abs, _, st, text, err := f.open(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			resp, err := retrieval.Query(cmd.Context(), st, f.request(abs, text, limit))
+			if err != nil {
+				return err
+			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), queryJSON(resp, explain))
+			}
+			printQuery(cmd.OutOrStdout(), resp, explain)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&limit, "limit", 10, "results to return")
+	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score")
+	return cmd
+}
+
+type jsonResult struct {
+	Path      string             `json:"path"`
+	Line      int                `json:"line"`
+	EndLine   int                `json:"endLine"`
+	Kind      string             `json:"kind"`
+	Name      string             `json:"name"`
+	QName     string             `json:"qualifiedName"`
+	Score     float64            `json:"score"`
+	Relevance float64            `json:"relevance"`
+	Signals   *retrieval.Signals `json:"signals,omitempty"`
+	Why       []string           `json:"why,omitempty"`
+}
+
+type jsonQuery struct {
+	Files     []retrieval.FileResult `json:"files"`
+	Results   []jsonResult           `json:"results"`
+	Abstained bool                   `json:"abstained"`
+	Reason    string                 `json:"reason,omitempty"`
+	Terms     map[string]float64     `json:"terms,omitempty"`
+	Triggers  any                    `json:"triggers,omitempty"`
+}
+
+func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
+	out := jsonQuery{Files: resp.Files, Results: []jsonResult{}, Abstained: resp.Abstain, Reason: resp.Reason}
+	if out.Files == nil {
+		out.Files = []retrieval.FileResult{}
+	}
+	for _, r := range resp.Results {
+		jr := jsonResult{Path: r.Entity.Path, Line: r.Entity.StartLine, EndLine: r.Entity.EndLine, Kind: r.Entity.Kind,
+			Name: r.Entity.Name, QName: r.Entity.QName, Score: r.Score, Relevance: r.Relevance}
+		if explain {
+			s := r.Signals
+			jr.Signals, jr.Why = &s, r.Why
+		}
+		out.Results = append(out.Results, jr)
+	}
+	if explain {
+		out.Terms, out.Triggers = resp.Terms, resp.Triggers
+	}
+	return out
+}
+
+func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
+	if resp.Abstain {
+		fmt.Fprintf(w, "no relevant context (%s)\n", resp.Reason)
+		return
+	}
+	fmt.Fprintln(w, "files:")
+	for _, f := range resp.Files {
+		fmt.Fprintf(w, "  %6.3f  %s\n", f.Score, f.Path)
+	}
+	fmt.Fprintln(w, "entities:")
+	for _, r := range resp.Results {
+		e := r.Entity
+		fmt.Fprintf(w, "  %6.3f  %-9s %s  %s:%d\n", r.Score, e.Kind, e.QName, e.Path, e.StartLine)
+		if explain {
+			s := r.Signals
+			fmt.Fprintf(w, "          relevance %.2f = lexical %.2f coverage %.2f exact %.2f active %.2f graph %.2f", r.Relevance, s.Lexical, s.Coverage, s.Exact, s.Active, s.Graph)
+			if len(r.Why) > 0 {
+				fmt.Fprintf(w, "  (%s)", strings.Join(r.Why, "; "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if explain {
+		fmt.Fprintln(w, "triggers:")
+		for _, t := range resp.Triggers {
+			fmt.Fprintf(w, "  %-15s %.2f  %s", t.Type, t.Relevance, t.Query)
+			if t.Line > 0 {
+				fmt.Fprintf(w, ":%d", t.Line)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func newContextCmd() *cobra.Command {
+	var (
+		f         queryFlags
+		maxTokens int
+	)
+	cmd := &cobra.Command{
+		Use:   "context [flags] TEXT",
+		Short: "Assemble the auto-context for a message within a token budget",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			abs, cfg, st, text, err := f.open(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if cmd.Flags().Changed("max-tokens") {
+				if maxTokens <= 0 {
+					return usagef("--max-tokens must be positive")
+				}
+				cfg.Retrieval.MaxTokens = maxTokens
+			}
+			req := f.request(abs, text, 3*cfg.Retrieval.MaxSections)
+			resp, err := retrieval.Query(cmd.Context(), st, req)
+			if err != nil {
+				return err
+			}
+			c, err := retrieval.Assemble(cmd.Context(), st, req, resp, retrieval.ContextOptions{
+				Root: abs, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
+			})
+			if err != nil {
+				return err
+			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					*retrieval.Context
+					Markdown string `json:"markdown"`
+				}{c, c.Markdown})
+			}
+			fmt.Fprint(cmd.OutOrStdout(), c.Markdown)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&maxTokens, "max-tokens", 4000, "token budget (default: retrieval.maxTokens from config)")
+	return cmd
+}

@@ -1,0 +1,234 @@
+// Package collect is the context collector of the seed's ContextCollector:
+// sources register entries for a session, and one injection consumes them,
+// merged in priority order, without repeating what the session already saw.
+//
+// Every hook call is a separate process, so the collector's state lives in
+// the store (tables session_pending, session_injected, session_stats) and
+// Consume runs in one write transaction: concurrent hook processes of one
+// session never inject the same entry twice.
+package collect
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// Priority orders entries in the merged context.
+type Priority int
+
+// Priorities, most important first.
+const (
+	Critical Priority = iota
+	High
+	Normal
+	Low
+)
+
+var priorityNames = [...]string{"critical", "high", "normal", "low"}
+
+// String returns the priority's name.
+func (p Priority) String() string {
+	if p < Critical || p > Low {
+		return "normal"
+	}
+	return priorityNames[p]
+}
+
+// ParsePriority returns the named priority, Normal for unknown names.
+func ParsePriority(s string) Priority {
+	for i, n := range priorityNames {
+		if n == s {
+			return Priority(i)
+		}
+	}
+	return Normal
+}
+
+// Separator joins merged entries.
+const Separator = "\n\n---\n\n"
+
+// Entry is one piece of context from one source.
+type Entry struct {
+	Source   string         `json:"source"`
+	ID       string         `json:"id"`
+	Content  string         `json:"content"`
+	Priority Priority       `json:"priority"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Key is the dedup key source:id.
+func (e Entry) Key() string { return e.Source + ":" + e.ID }
+
+// Result is what Consume merged.
+type Result struct {
+	Merged    string
+	Entries   []Entry
+	DedupHits int // entries skipped because the session already saw them
+	Dropped   int // entries that did not fit the budget
+}
+
+// Collector is one session's collector.
+type Collector struct {
+	st      *store.Store
+	session string
+	now     func() time.Time
+}
+
+// New returns the collector of a session.
+func New(st *store.Store, session string) *Collector {
+	if session == "" {
+		session = "default"
+	}
+	return &Collector{st: st, session: session, now: time.Now}
+}
+
+// Register adds entries; an entry with the key of a pending one replaces it.
+func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	tx, err := c.st.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("register context: %w", err)
+	}
+	defer tx.Rollback()
+	now := c.now().UnixMilli()
+	for _, e := range entries {
+		if strings.TrimSpace(e.Content) == "" {
+			continue
+		}
+		meta, err := json.Marshal(e.Metadata)
+		if err != nil {
+			meta = []byte("{}")
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_pending(session, key, source, id, content, priority, metadata, created)
+			VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(session, key) DO UPDATE SET content = excluded.content,
+			priority = excluded.priority, metadata = excluded.metadata, created = excluded.created`,
+			c.session, e.Key(), e.Source, e.ID, e.Content, int(e.Priority), string(meta), now); err != nil {
+			return fmt.Errorf("register context %s: %w", e.Key(), err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Consume takes the session's pending entries, drops those already injected
+// with the same content, merges the rest in priority order (then
+// registration order) within budget characters, and records them as
+// injected. Pending entries are cleared either way.
+func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
+	var res Result
+	tx, err := c.st.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return res, fmt.Errorf("consume context: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT p.source, p.id, p.content, p.priority, p.metadata, coalesce(i.hash, '')
+		FROM session_pending p LEFT JOIN session_injected i ON i.session = p.session AND i.key = p.key
+		WHERE p.session = ? ORDER BY p.priority, p.created, p.key`, c.session)
+	if err != nil {
+		return res, fmt.Errorf("consume context: %w", err)
+	}
+	type pending struct {
+		e    Entry
+		seen string
+	}
+	var all []pending
+	for rows.Next() {
+		var p pending
+		var meta string
+		var prio int
+		if err := rows.Scan(&p.e.Source, &p.e.ID, &p.e.Content, &prio, &meta, &p.seen); err != nil {
+			rows.Close()
+			return res, err
+		}
+		p.e.Priority = Priority(prio)
+		json.Unmarshal([]byte(meta), &p.e.Metadata)
+		all = append(all, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, err
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].e.Priority < all[b].e.Priority })
+	var b strings.Builder
+	now := c.now().UnixMilli()
+	for _, p := range all {
+		h := Hash(p.e.Content)
+		if p.seen == h {
+			res.DedupHits++
+			continue
+		}
+		add := len(p.e.Content)
+		if b.Len() > 0 {
+			add += len(Separator)
+		}
+		if b.Len()+add > budget {
+			res.Dropped++
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(Separator)
+		}
+		b.WriteString(p.e.Content)
+		res.Entries = append(res.Entries, p.e)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_injected(session, key, hash, at) VALUES(?,?,?,?)
+			ON CONFLICT(session, key) DO UPDATE SET hash = excluded.hash, at = excluded.at`, c.session, p.e.Key(), h, now); err != nil {
+			return res, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM session_pending WHERE session = ?`, c.session); err != nil {
+		return res, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_stats(session, injections, dedup_hits, updated) VALUES(?,?,?,?)
+		ON CONFLICT(session) DO UPDATE SET injections = injections + excluded.injections,
+		dedup_hits = dedup_hits + excluded.dedup_hits, updated = excluded.updated`,
+		c.session, len(res.Entries), res.DedupHits, now); err != nil {
+		return res, err
+	}
+	if err := tx.Commit(); err != nil {
+		return res, fmt.Errorf("consume context: %w", err)
+	}
+	res.Merged = b.String()
+	return res, nil
+}
+
+// Seen reports whether the session was already given this content under
+// this key; sources use it to avoid the work of rendering repeats.
+func (c *Collector) Seen(ctx context.Context, key, content string) (bool, error) {
+	var h string
+	err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&h)
+	if err != nil {
+		return false, nil
+	}
+	return h == Hash(content), nil
+}
+
+// Forget clears what the session was given, so that it is offered again
+// (after compaction the model has lost it).
+func (c *Collector) Forget(ctx context.Context) error {
+	_, err := c.st.DB().ExecContext(ctx, `DELETE FROM session_injected WHERE session = ?`, c.session)
+	return err
+}
+
+// Stats returns the session's injection and dedup counters.
+func (c *Collector) Stats(ctx context.Context) (injections, dedupHits int, err error) {
+	err = c.st.DB().QueryRowContext(ctx, `SELECT injections, dedup_hits FROM session_stats WHERE session = ?`, c.session).Scan(&injections, &dedupHits)
+	if err != nil {
+		return 0, 0, nil
+	}
+	return injections, dedupHits, nil
+}
+
+// Hash identifies content for dedup.
+func Hash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:12])
+}

@@ -1,0 +1,109 @@
+package collect
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+func newStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	root := t.TempDir()
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, root
+}
+
+func TestConsumeOrderDedupBudget(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	c := New(st, "s1")
+	c.Register(ctx,
+		Entry{Source: "readme", ID: "r", Content: "low", Priority: Low},
+		Entry{Source: "rules", ID: "a", Content: "normal-old", Priority: Normal},
+		Entry{Source: "keyword", ID: "k", Content: "high", Priority: High},
+		Entry{Source: "rules", ID: "a", Content: "normal", Priority: Normal}, // overwrites
+		Entry{Source: "safety", ID: "s", Content: "critical", Priority: Critical},
+	)
+	res, err := c.Consume(ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join([]string{"critical", "high", "normal", "low"}, Separator); res.Merged != want {
+		t.Fatalf("merged %q, want %q", res.Merged, want)
+	}
+	// Consumed: nothing pending.
+	if res, _ := c.Consume(ctx, 1000); res.Merged != "" {
+		t.Fatalf("second consume returned %q", res.Merged)
+	}
+	// Same content again: deduplicated and counted; changed content passes.
+	c.Register(ctx, Entry{Source: "rules", ID: "a", Content: "normal"}, Entry{Source: "keyword", ID: "k", Content: "high v2", Priority: High})
+	res, _ = c.Consume(ctx, 1000)
+	if res.Merged != "high v2" || res.DedupHits != 1 {
+		t.Fatalf("dedup: %+v", res)
+	}
+	_, hits, _ := c.Stats(ctx)
+	if hits != 1 {
+		t.Fatalf("dedup hits %d", hits)
+	}
+	// Budget: what does not fit is dropped, not cut.
+	c.Register(ctx, Entry{Source: "x", ID: "1", Content: strings.Repeat("a", 60)}, Entry{Source: "x", ID: "2", Content: strings.Repeat("b", 60)})
+	res, _ = c.Consume(ctx, 100)
+	if len(res.Merged) != 60 || res.Dropped != 1 {
+		t.Fatalf("budget: %d chars, dropped %d", len(res.Merged), res.Dropped)
+	}
+	// Sessions are separate.
+	New(st, "s2").Register(ctx, Entry{Source: "rules", ID: "a", Content: "normal"})
+	if res, _ := New(st, "s2").Consume(ctx, 1000); res.Merged != "normal" {
+		t.Fatalf("other session deduplicated: %+v", res)
+	}
+}
+
+func TestConcurrentConsumersInjectOnce(t *testing.T) {
+	ctx := context.Background()
+	st, root := newStore(t)
+	var wg sync.WaitGroup
+	results := make(chan string, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each "process" has its own connection pool.
+			s, err := store.Open(ctx, root, store.Options{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			c := New(s, "shared")
+			if err := c.Register(ctx, Entry{Source: "code", ID: "e1", Content: "entity one"}); err != nil {
+				t.Error(err)
+				return
+			}
+			res, err := c.Consume(ctx, 1000)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results <- res.Merged
+		}()
+	}
+	wg.Wait()
+	close(results)
+	n := 0
+	for r := range results {
+		if r != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("entry injected %d times across 20 concurrent consumers, want 1", n)
+	}
+	_ = st
+}

@@ -1,0 +1,85 @@
+// Package config reads a workspace's ctxls configuration from
+// <root>/.ctxls/config.yaml. Every key has a default, so a missing file is a
+// valid, default configuration; a malformed one is an error naming the file.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	Index     Index     `yaml:"index"`
+	Retrieval Retrieval `yaml:"retrieval"`
+}
+
+// Index configures what is indexed.
+type Index struct {
+	// MaxFileSize is the largest file parsed, in bytes.
+	MaxFileSize int64 `yaml:"maxFileSize"`
+	// Exclude holds extra gitignore-style patterns to skip.
+	Exclude []string `yaml:"exclude"`
+	// IncludeVendor indexes vendor/ and similar third-party directories.
+	IncludeVendor bool `yaml:"includeVendor"`
+}
+
+// Retrieval configures ranking and context assembly (the seed's keys).
+type Retrieval struct {
+	MaxTokens    int     `yaml:"maxTokens"`
+	MaxSections  int     `yaml:"maxSections"`
+	MinRelevance float64 `yaml:"minRelevance"`
+}
+
+// Default returns the built-in configuration.
+func Default() Config {
+	return Config{
+		Index:     Index{MaxFileSize: 1 << 20},
+		Retrieval: Retrieval{MaxTokens: 4000, MaxSections: 10, MinRelevance: 0.5},
+	}
+}
+
+// File returns the configuration file of a workspace root.
+func File(root string) string { return filepath.Join(root, ".ctxls", "config.yaml") }
+
+// Load reads the configuration of the workspace at root over the defaults.
+func Load(root string) (Config, error) {
+	cfg := Default()
+	path := File(root)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read config %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return Default(), fmt.Errorf("parse config %s: %w", path, err)
+	}
+	if err := cfg.validate(); err != nil {
+		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Index.MaxFileSize <= 0:
+		return fmt.Errorf("index.maxFileSize must be positive, got %d", c.Index.MaxFileSize)
+	case c.Retrieval.MaxTokens <= 0:
+		return fmt.Errorf("retrieval.maxTokens must be positive, got %d", c.Retrieval.MaxTokens)
+	case c.Retrieval.MaxSections <= 0:
+		return fmt.Errorf("retrieval.maxSections must be positive, got %d", c.Retrieval.MaxSections)
+	case c.Retrieval.MinRelevance < 0 || c.Retrieval.MinRelevance > 1:
+		return fmt.Errorf("retrieval.minRelevance must be within [0, 1], got %g", c.Retrieval.MinRelevance)
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/retrieval"
+	"github.com/ctxls/ctxls/store"
+)
+
+// DefaultSources returns the built-in context sources.
+func DefaultSources() []Source {
+	return []Source{codeSource{}, workingSetSource{}}
+}
+
+// continuityWindow is how far back earlier prompts and activity count.
+const continuityWindow = 30 * time.Minute
+
+// codeSource contributes code from the index: retrieval for prompts, the
+// file and its callers before an edit, graph neighbours after a tool call.
+type codeSource struct{}
+
+func (codeSource) Name() string { return "code" }
+
+func (s codeSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	switch ev.Name {
+	case "UserPromptSubmit":
+		return s.prompt(ctx, ev)
+	case "PreToolUse":
+		if isEdit(ev.Input.ToolName) && len(ev.Files) > 0 {
+			return s.beforeEdit(ctx, ev)
+		}
+	case "PostToolUse", "PostToolBatch":
+		if len(ev.Files) > 0 {
+			return s.afterTool(ctx, ev)
+		}
+	}
+	return nil, nil
+}
+
+func isEdit(tool string) bool {
+	return tool == "Edit" || tool == "Write" || tool == "MultiEdit" || tool == "NotebookEdit"
+}
+
+func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	text := truncate(ev.Input.Prompt, 32<<10)
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	req := retrieval.Request{Text: text, Limit: 3 * ev.Config.Retrieval.MaxSections, MinRelevance: ev.Config.Retrieval.MinRelevance}
+	// Continuity: files in play and symbols of the previous prompts carry
+	// over with reduced weight ("now add validation" after "AuthService").
+	since := time.Now().Add(-continuityWindow)
+	if ws, err := ev.Store.WorkingSet(ctx, since, 3); err == nil {
+		req.ActiveFiles = ws
+	}
+	if acts, err := ev.Store.RecentActivity(ctx, since, 20); err == nil {
+		prompts := 0
+		for _, a := range acts {
+			if a.Type != "prompt" || a.Session != ev.Input.SessionID {
+				continue
+			}
+			prompts++
+			if prompts == 1 {
+				continue // this prompt itself, recorded by prepare
+			}
+			if prompts > 3 {
+				break
+			}
+			for _, sym := range a.Symbols {
+				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: 0.5, Query: sym})
+			}
+		}
+	}
+	resp, err := retrieval.Query(ctx, ev.Store, req)
+	if err != nil || resp.Abstain {
+		return nil, err
+	}
+	c, err := retrieval.Assemble(ctx, ev.Store, req, resp, retrieval.ContextOptions{
+		Root: ev.Root, MaxTokens: ev.Config.Retrieval.MaxTokens, MaxSections: ev.Config.Retrieval.MaxSections,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return itemEntries(c, collect.Normal), nil
+}
+
+// itemEntries turns each context item into its own entry, so that per-session
+// dedup works per entity.
+func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
+	var out []collect.Entry
+	for _, s := range c.Sections {
+		for _, it := range s.Items {
+			out = append(out, collect.Entry{
+				Source: "code", ID: fmt.Sprintf("%s#%s", it.Path, it.QName), Priority: prio,
+				Content:  retrieval.RenderItem(&it),
+				Metadata: map[string]any{"section": s.Title, "relevance": it.Relevance},
+			})
+		}
+	}
+	return out
+}
+
+// beforeEdit gives the file about to change: its outline, and the callers of
+// the entity the edit touches, before the edit is made.
+func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	var out []collect.Entry
+	for _, rel := range ev.Files {
+		ents, err := ev.Store.EntitiesInFile(ctx, rel)
+		if err != nil || len(ents) == 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "File about to change: %s\n", rel)
+		n := 0
+		for _, e := range ents {
+			if e.Kind == "file" || n >= 25 {
+				continue
+			}
+			n++
+			sig := e.Signature
+			if sig == "" {
+				sig = e.Kind + " " + e.QName
+			}
+			fmt.Fprintf(&b, "- %s (line %d)\n", sig, e.StartLine)
+		}
+		t := Tool(ev.Input.ToolInput)
+		if line := lineOf(filepath.Join(ev.Root, rel), t.OldStr); line > 0 {
+			if e, ok, err := ev.Store.EntityAt(ctx, rel, line); err == nil && ok {
+				callers, err := ev.Store.EdgesTo(ctx, []int64{e.ID}, 12)
+				if err == nil && len(callers) > 0 {
+					var ids []int64
+					for _, c := range callers {
+						ids = append(ids, c.Src)
+					}
+					byID, _ := ev.Store.EntitiesByID(ctx, ids)
+					fmt.Fprintf(&b, "Callers of %s (check them after the edit):\n", e.QName)
+					for _, id := range ids {
+						if c, ok := byID[id]; ok {
+							fmt.Fprintf(&b, "- %s — %s:%d\n", c.QName, c.Path, c.StartLine)
+						}
+					}
+				}
+			}
+		}
+		out = append(out, collect.Entry{Source: "code", ID: "edit:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Normal})
+	}
+	return out, nil
+}
+
+// afterTool lists what the touched file connects to elsewhere in the
+// workspace: definitions it uses and code that uses it.
+func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	var out []collect.Entry
+	for _, rel := range ev.Files {
+		ents, err := ev.Store.EntitiesInFile(ctx, rel)
+		if err != nil || len(ents) == 0 {
+			continue
+		}
+		var ids []int64
+		for _, e := range ents {
+			ids = append(ids, e.ID)
+		}
+		from, _ := ev.Store.EdgesFrom(ctx, ids, 200)
+		to, _ := ev.Store.EdgesTo(ctx, ids, 200)
+		var other []int64
+		for _, e := range from {
+			other = append(other, e.Dst)
+		}
+		for _, e := range to {
+			other = append(other, e.Src)
+		}
+		byID, err := ev.Store.EntitiesByID(ctx, other)
+		if err != nil {
+			return nil, err
+		}
+		uses := related(byID, from, rel, func(e store.Edge) int64 { return e.Dst })
+		usedBy := related(byID, to, rel, func(e store.Edge) int64 { return e.Src })
+		if len(uses) == 0 && len(usedBy) == 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Related to %s:\n", rel)
+		if len(uses) > 0 {
+			fmt.Fprintf(&b, "uses: %s\n", strings.Join(uses, ", "))
+		}
+		if len(usedBy) > 0 {
+			fmt.Fprintf(&b, "used by: %s\n", strings.Join(usedBy, ", "))
+		}
+		out = append(out, collect.Entry{Source: "code", ID: "related:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Low})
+	}
+	return out, nil
+}
+
+func related(byID map[int64]store.Entity, edges []store.Edge, self string, pick func(store.Edge) int64) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range edges {
+		ent, ok := byID[pick(e)]
+		if !ok || ent.Path == self {
+			continue
+		}
+		s := fmt.Sprintf("%s (%s:%d)", ent.QName, ent.Path, ent.StartLine)
+		if !seen[s] && len(out) < 10 {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lineOf returns the 1-based line where needle starts in the file, or 0.
+func lineOf(path, needle string) int {
+	if strings.TrimSpace(needle) == "" {
+		return 0
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	i := strings.Index(string(data), needle)
+	if i < 0 {
+		return 0
+	}
+	return strings.Count(string(data[:i]), "\n") + 1
+}
+
+// workingSetSource restores what the person was working on at session start
+// (and after compaction): the editor's recent files and their key entities.
+type workingSetSource struct{}
+
+func (workingSetSource) Name() string { return "working-set" }
+
+func (workingSetSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	if ev.Name != "SessionStart" {
+		return nil, nil
+	}
+	files, err := ev.Store.WorkingSet(ctx, time.Now().Add(-24*time.Hour), 5)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString("Working set (files recently open or edited):\n")
+	for _, f := range files {
+		ents, err := ev.Store.EntitiesInFile(ctx, f)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, e := range ents {
+			if e.Kind != "file" && e.ParentID == e.FileID && len(names) < 8 {
+				names = append(names, e.Name)
+			}
+		}
+		fmt.Fprintf(&b, "- %s", f)
+		if len(names) > 0 {
+			fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	if acts, err := ev.Store.RecentActivity(ctx, time.Now().Add(-24*time.Hour), 50); err == nil {
+		var prompts []string
+		for _, a := range acts {
+			if a.Type == "prompt" && a.Session != ev.Input.SessionID && len(prompts) < 3 {
+				prompts = append(prompts, strings.ReplaceAll(truncate(a.Text, 160), "\n", " "))
+			}
+		}
+		if len(prompts) > 0 {
+			b.WriteString("Previous session was asking about:\n")
+			for _, p := range prompts {
+				fmt.Fprintf(&b, "- %s\n", p)
+			}
+		}
+	}
+	return []collect.Entry{{Source: "working-set", ID: "session", Content: strings.TrimRight(b.String(), "\n"), Priority: collect.High}}, nil
+}

@@ -1,0 +1,248 @@
+// Package hooks answers Claude Code hooks: it reads the hook's JSON input,
+// lets every context source register entries with the session's collector,
+// and prints the merged additionalContext, within a character budget and a
+// hard deadline.
+//
+// A hook must never hurt the session: Run's caller prints nothing and exits
+// 0 on any error; only valid JSON is ever written.
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/store"
+)
+
+// Events maps the CLI's event names to Claude Code's.
+var Events = map[string]string{
+	"session-start":      "SessionStart",
+	"user-prompt-submit": "UserPromptSubmit",
+	"pre-tool-use":       "PreToolUse",
+	"post-tool-use":      "PostToolUse",
+	"post-tool-batch":    "PostToolBatch",
+	"pre-compact":        "PreCompact",
+}
+
+// DefaultBudget is the additionalContext budget in characters; Claude Code
+// replaces anything over 10,000 with a preview.
+const DefaultBudget = 9500
+
+// DefaultDeadline is how long a hook may take before it answers with what
+// is ready.
+const DefaultDeadline = time.Second
+
+// Event is what sources see of one hook call.
+type Event struct {
+	// Name is Claude Code's event name ("UserPromptSubmit", ...).
+	Name   string
+	Input  *Input
+	Root   string
+	Store  *store.Store
+	Config config.Config
+	// Files are the workspace files the tool call touches, relative to Root.
+	Files []string
+	// Collector is the session's collector (for Seen checks).
+	Collector *collect.Collector
+	Log       *zap.Logger
+}
+
+// Source is a provider of context. Sources register through this one
+// interface, so rules, memory and others plug in without touching the hook
+// code.
+type Source interface {
+	// Name identifies the source in entries and logs.
+	Name() string
+	// Collect returns the entries relevant to ev; it must honour ctx.
+	Collect(ctx context.Context, ev *Event) ([]collect.Entry, error)
+}
+
+// Options configure Run.
+type Options struct {
+	// Root overrides the workspace root found from the input's cwd.
+	Root     string
+	Budget   int
+	Deadline time.Duration
+	Log      *zap.Logger
+	// Sources are the context sources; nil means DefaultSources.
+	Sources []Source
+}
+
+// Output is the hook's JSON answer.
+type Output struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// ErrNoIndex means the workspace has no index: the hook answers nothing.
+var ErrNoIndex = errors.New("workspace has no ctxls index")
+
+// Run handles one hook call and returns what to print (nil for nothing).
+func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte, error) {
+	name, ok := Events[event]
+	if !ok {
+		return nil, fmt.Errorf("unknown hook event %q", event)
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
+	}
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
+	defer cancel()
+
+	in, err := ParseInput(stdin)
+	if err != nil {
+		return nil, err
+	}
+	root := opts.Root
+	if root == "" {
+		root = FindRoot(in.Cwd)
+	}
+	if _, err := os.Stat(store.Path(root)); err != nil {
+		return nil, fmt.Errorf("%w at %s", ErrNoIndex, root)
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
+		Collector: collect.New(st, in.SessionID)}
+	ev.Files = touchedFiles(root, in)
+
+	if err := prepare(ctx, ev); err != nil {
+		log.Warn("hook preparation failed", zap.String("event", name), zap.Error(err))
+	}
+	sources := opts.Sources
+	if sources == nil {
+		sources = DefaultSources()
+	}
+	// Sources run in parallel; past the deadline, what is ready is used.
+	type got struct {
+		src     string
+		entries []collect.Entry
+		err     error
+	}
+	results := make(chan got, len(sources))
+	var wg sync.WaitGroup
+	for _, s := range sources {
+		wg.Add(1)
+		go func(s Source) {
+			defer wg.Done()
+			es, err := s.Collect(ctx, ev)
+			results <- got{s.Name(), es, err}
+		}(s)
+	}
+	var entries []collect.Entry
+	for range sources {
+		select {
+		case g := <-results:
+			if g.err != nil {
+				log.Warn("context source failed", zap.String("source", g.src), zap.Error(g.err))
+			}
+			entries = append(entries, g.entries...)
+		case <-ctx.Done():
+			log.Warn("hook deadline reached; answering with what is ready", zap.String("event", name))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	// Registration and consumption get a short grace period of their own, so
+	// that work already done is not lost to the deadline.
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Deadline/2)
+	defer wcancel()
+	if err := ev.Collector.Register(wctx, entries...); err != nil {
+		return nil, err
+	}
+	if name == "PreCompact" {
+		return nil, nil // PreCompact cannot inject; prepare() saved state
+	}
+	res, err := ev.Collector.Consume(wctx, opts.Budget)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("hook answered", zap.String("event", name), zap.Int("entries", len(res.Entries)),
+		zap.Int("chars", len(res.Merged)), zap.Int("dedup_hits", res.DedupHits), zap.Int("dropped", res.Dropped))
+	if res.Merged == "" {
+		return nil, nil
+	}
+	var out Output
+	out.HookSpecificOutput.HookEventName = name
+	out.HookSpecificOutput.AdditionalContext = res.Merged
+	return json.Marshal(out)
+}
+
+// FindRoot returns the workspace root for a working directory: the nearest
+// ancestor with a .ctxls directory, else with .git, else dir itself.
+func FindRoot(dir string) string {
+	if dir == "" {
+		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+			dir = d
+		} else {
+			dir, _ = os.Getwd()
+		}
+	}
+	dir, _ = filepath.Abs(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for _, marker := range []string{store.DirName, ".git"} {
+		for d := dir; ; d = filepath.Dir(d) {
+			if info, err := os.Stat(filepath.Join(d, marker)); err == nil && info.IsDir() {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return dir
+}
+
+// touchedFiles returns the workspace files a tool call names.
+func touchedFiles(root string, in *Input) []string {
+	var out []string
+	add := func(raw json.RawMessage) {
+		t := Tool(raw)
+		if t.FilePath == "" {
+			return
+		}
+		p := t.FilePath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
+			return
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	add(in.ToolInput)
+	for _, c := range in.ToolCalls {
+		add(c.ToolInput)
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package hooks
+
+import (
+	"context"
+	"time"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+// reindexLockWait bounds how long a hook waits for another indexer: the
+// server or a full index run will pick the file up anyway.
+const reindexLockWait = 150 * time.Millisecond
+
+// prepare does an event's side effects before sources run: re-indexing what
+// the assistant touched, recording activity, remembering the prompt for
+// continuity, clearing dedup state when the model's context is compacted.
+func prepare(ctx context.Context, ev *Event) error {
+	in := ev.Input
+	var acts []store.Activity
+	switch ev.Name {
+	case "PostToolUse", "PostToolBatch":
+		if len(ev.Files) > 0 {
+			var changes []index.Change
+			for _, f := range ev.Files {
+				changes = append(changes, index.Change{Path: f})
+			}
+			if _, err := index.Update(ctx, ev.Store, index.Options{Root: ev.Root, Config: ev.Config, Workers: 1, LockTimeout: reindexLockWait}, changes); err != nil {
+				ev.Log.Sugar().Infof("re-index of %v deferred: %v", ev.Files, err)
+			}
+		}
+		for _, f := range ev.Files {
+			acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "tool", Path: f, Text: in.ToolName})
+		}
+	case "UserPromptSubmit":
+		var syms []string
+		for _, t := range analyzer.Message(truncate(in.Prompt, 32<<10)) {
+			if t.Type == analyzer.TriggerSymbol && len(syms) < 12 {
+				syms = append(syms, t.Query)
+			}
+		}
+		acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "prompt", Symbols: syms, Text: truncate(in.Prompt, 500)})
+	case "PreCompact":
+		// What was injected is about to be summarised away: offer it again
+		// after compaction.
+		return ev.Collector.Forget(ctx)
+	case "SessionStart":
+		if in.Source == "compact" || in.Source == "clear" {
+			if err := ev.Collector.Forget(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return ev.Store.RecordActivity(ctx, acts...)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,82 @@
+package index
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// Reasons a file is tracked but not parsed.
+const (
+	SkipTooLarge   = "too large"
+	SkipBinary     = "binary (NUL bytes)"
+	SkipGenerated  = "generated"
+	SkipMinified   = "minified"
+	SkipUnreadable = "unreadable"
+)
+
+// Notes recorded on parsed files.
+const (
+	NoteSyntaxErrors = "syntax errors (partial parse)"
+	NoteRepairedUTF8 = "invalid UTF-8 repaired"
+)
+
+// screen decides whether a file's content should be parsed. It returns the
+// content to parse (repaired when its encoding was invalid), a skip reason
+// when it should not be parsed, and a note.
+func screen(path string, src []byte) (out []byte, skip, note string) {
+	if bytes.IndexByte(src, 0) >= 0 {
+		return nil, SkipBinary, ""
+	}
+	if strings.HasSuffix(path, ".min.js") || strings.HasSuffix(path, ".min.css") || strings.HasSuffix(path, ".min.mjs") {
+		return nil, SkipMinified, ""
+	}
+	if isGenerated(src) {
+		return nil, SkipGenerated, ""
+	}
+	if looksMinified(path, src) {
+		return nil, SkipMinified, ""
+	}
+	if !utf8.Valid(src) {
+		return bytes.ToValidUTF8(src, []byte("\uFFFD")), "", NoteRepairedUTF8
+	}
+	return src, "", ""
+}
+
+// isGenerated recognises the conventional markers of generated code near the
+// top of a file: Go's "Code generated ... DO NOT EDIT." line and the
+// "@generated" tag used by many other generators.
+func isGenerated(src []byte) bool {
+	head := src
+	if len(head) > 2048 {
+		head = head[:2048]
+	}
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if bytes.Contains(line, []byte("Code generated")) && bytes.Contains(line, []byte("DO NOT EDIT")) {
+			return true
+		}
+		if bytes.Contains(line, []byte("@generated")) && bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksMinified flags script files whose lines are far longer than any
+// person writes.
+func looksMinified(path string, src []byte) bool {
+	if !(strings.HasSuffix(path, ".js") || strings.HasSuffix(path, ".mjs") || strings.HasSuffix(path, ".cjs") || strings.HasSuffix(path, ".css")) {
+		return false
+	}
+	if len(src) < 4096 {
+		return false
+	}
+	lines := bytes.Count(src, []byte("\n")) + 1
+	return len(src)/lines > 500
+}

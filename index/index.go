@@ -1,0 +1,599 @@
+// Package index keeps a workspace's store in step with its files: it walks
+// the tree, parses what changed with tree-sitter on all cores, writes
+// entities, references and full-text documents, and resolves references to
+// definitions across files.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
+)
+
+// Options control an index run.
+type Options struct {
+	Root   string
+	Config config.Config
+	// Workers is the number of parsing goroutines; 0 means one per CPU.
+	Workers int
+	// Progress, if set, is called after each processed file.
+	Progress func(done, total int)
+	Log      *zap.Logger
+	// LockTimeout bounds the wait for another process's index run; 0 means
+	// wait up to a minute.
+	LockTimeout time.Duration
+}
+
+// Summary reports what a run did.
+type Summary struct {
+	Root        string         `json:"root"`
+	Files       int            `json:"files"`     // files tracked after the run
+	Parsed      int            `json:"parsed"`    // files (re)parsed in this run
+	Unchanged   int            `json:"unchanged"` // files found unchanged
+	Deleted     int            `json:"deleted"`
+	Skipped     map[string]int `json:"skipped"` // files not parsed in this run, by reason
+	Unsupported int            `json:"unsupported"`
+	Entities    int            `json:"entities"` // entities written in this run
+	Refs        int            `json:"refs"`     // references written in this run
+	Resolved    int            `json:"resolved"` // of which resolved to a definition
+	Seconds     float64        `json:"seconds"`
+	// Recovered names where a corrupt index was moved before rebuilding.
+	Recovered string `json:"recovered,omitempty"`
+}
+
+// Change is one file to bring into the index outside a full walk.
+type Change struct {
+	// Path is relative to the root (slash-separated) or absolute.
+	Path string
+	// Content, when non-nil, is indexed instead of the file on disk (an
+	// editor's unsaved buffer).
+	Content []byte
+}
+
+// Run walks the workspace and updates the index to match it.
+func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
+	start := time.Now()
+	unlock, err := lock(ctx, opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlock()
+	w := newWalker(opts.Root, opts.Config.Index.Exclude, opts.Config.Index.IncludeVendor)
+	cands, err := w.walk(ctx)
+	if err != nil {
+		return Summary{}, fmt.Errorf("walk %s: %w", opts.Root, err)
+	}
+	tracked, err := st.Files(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	var work []job
+	seen := make(map[string]bool, len(cands))
+	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported}
+	for _, c := range cands {
+		seen[c.rel] = true
+		old, ok := tracked[c.rel]
+		if ok && old.Size == c.size && old.MTime == c.mtime && old.Skip != SkipUnreadable {
+			sum.Unchanged++
+			continue
+		}
+		j := job{cand: c}
+		if ok {
+			j.old = &old
+		}
+		work = append(work, j)
+	}
+	var deleted []store.File
+	for p, f := range tracked {
+		if !seen[p] {
+			deleted = append(deleted, f)
+		}
+	}
+	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
+		return sum, err
+	}
+	sum.Files = len(cands)
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// Update indexes the given files now (a file the assistant just wrote, an
+// editor buffer), deleting those that no longer exist.
+func Update(ctx context.Context, st *store.Store, opts Options, changes []Change) (Summary, error) {
+	start := time.Now()
+	unlock, err := lock(ctx, opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlock()
+	tracked, err := st.Files(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Root: opts.Root, Skipped: map[string]int{}}
+	var work []job
+	var deleted []store.File
+	for _, ch := range changes {
+		rel, abs, err := relPath(opts.Root, ch.Path)
+		if err != nil {
+			return sum, err
+		}
+		lang, ok := symbols.LanguageFor(rel)
+		if !ok {
+			sum.Unsupported++
+			continue
+		}
+		old, wasTracked := tracked[rel]
+		var c candidate
+		if ch.Content != nil {
+			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: int64(len(ch.Content)), mtime: time.Now().UnixNano()}
+		} else {
+			info, err := os.Stat(abs)
+			if errors.Is(err, os.ErrNotExist) {
+				if wasTracked {
+					deleted = append(deleted, old)
+				}
+				continue
+			}
+			if err != nil {
+				return sum, fmt.Errorf("index %s: %w", rel, err)
+			}
+			if !info.Mode().IsRegular() {
+				continue
+			}
+			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: info.Size(), mtime: info.ModTime().UnixNano()}
+		}
+		j := job{cand: c, content: ch.Content}
+		if wasTracked {
+			j.old = &old
+		}
+		work = append(work, j)
+	}
+	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
+		return sum, err
+	}
+	sum.Files = len(tracked) + sum.Parsed - sum.Deleted
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// relPath returns p relative to root (slash-separated) and absolute.
+func relPath(root, p string) (rel, abs string, err error) {
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+		r, err := filepath.Rel(root, abs)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", "", fmt.Errorf("%s is outside the workspace %s", p, root)
+		}
+		return filepath.ToSlash(r), abs, nil
+	}
+	rel = filepath.ToSlash(filepath.Clean(p))
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", "", fmt.Errorf("%s is outside the workspace %s", p, root)
+	}
+	return rel, filepath.Join(root, filepath.FromSlash(rel)), nil
+}
+
+// lock serialises index writers across processes.
+func lock(ctx context.Context, opts Options) (func(), error) {
+	l := flock.New(filepath.Join(store.Dir(opts.Root), "index.lock"))
+	timeout := opts.LockTimeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ok, err := l.TryLockContext(lctx, 10*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("another ctxls process is indexing %s (waited %s): %w", opts.Root, timeout, errors.Join(err, errLocked))
+	}
+	return func() { l.Unlock() }, nil
+}
+
+var errLocked = errors.New("index lock busy")
+
+// job is one file to (re)process.
+type job struct {
+	cand    candidate
+	old     *store.File
+	content []byte
+}
+
+// result is a processed job.
+type result struct {
+	job
+	fd      store.FileData
+	same    bool // content hash unchanged: only the stat changed
+	newRefs []store.Ref
+}
+
+// batchFiles is how many files one write transaction holds during a large
+// run: large enough to amortise commits, small enough that a hook waiting
+// for the write lock is not held up for long.
+const batchFiles = 400
+
+func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]store.File, work []job, deleted []store.File, sum *Summary) error {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	dirty, err := st.Meta(ctx, "dirty")
+	if err != nil {
+		return err
+	}
+	small := len(work)+len(deleted) <= 64
+	w, err := st.BeginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { w.Rollback() }()
+	if dirty == "1" {
+		log.Info("previous index run was interrupted; removing its partial rows")
+		if err := w.PurgeOrphans(ctx); err != nil {
+			return err
+		}
+	}
+	if !small {
+		if err := w.SetMeta(ctx, "dirty", "1"); err != nil {
+			return err
+		}
+		if err := w.Commit(); err != nil {
+			return err
+		}
+		if w, err = st.BeginWrite(ctx); err != nil {
+			return err
+		}
+	}
+
+	// Phase 1: parse on all cores, write entities and documents.
+	results := parseAll(ctx, opts, work)
+	var done []*result
+	affected := map[string]bool{}
+	inBatch := 0
+	n := 0
+	for r := range results {
+		n++
+		if opts.Progress != nil {
+			opts.Progress(n, len(work))
+		}
+		if r.same {
+			done = append(done, r)
+			continue
+		}
+		if r.old != nil {
+			names, err := w.EntityNames(ctx, r.fd.File.ID)
+			if err != nil {
+				return err
+			}
+			for _, nm := range names {
+				affected[nm] = true
+			}
+		}
+		if err := w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, r.old != nil); err != nil {
+			return fmt.Errorf("index %s: %w", r.cand.rel, err)
+		}
+		for _, e := range r.fd.Entities[min(1, len(r.fd.Entities)):] {
+			affected[e.Name] = true
+		}
+		r.fd.Docs = nil
+		done = append(done, r)
+		inBatch++
+		if !small && inBatch >= batchFiles {
+			if err := w.Commit(); err != nil {
+				return err
+			}
+			if w, err = st.BeginWrite(ctx); err != nil {
+				return err
+			}
+			inBatch = 0
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// Phase 2: deletions, reference resolution, file rows.
+	for _, f := range deleted {
+		names, err := w.EntityNames(ctx, f.ID)
+		if err != nil {
+			return err
+		}
+		for _, nm := range names {
+			affected[nm] = true
+		}
+		if err := w.DeleteFile(ctx, f.ID); err != nil {
+			return fmt.Errorf("remove %s from index: %w", f.Path, err)
+		}
+		sum.Deleted++
+	}
+	paths := make(map[string]int64, len(tracked)+len(done))
+	for p, f := range tracked {
+		paths[p] = f.ID
+	}
+	for _, f := range deleted {
+		delete(paths, f.Path)
+	}
+	for _, r := range done {
+		paths[r.cand.rel] = r.fd.File.ID
+	}
+	files := newFileSet(paths)
+
+	cold := len(tracked) == 0 || len(done) > len(tracked)/2
+	var defs []store.Def
+	if cold {
+		defs, err = loadDefs(ctx, w, st, nil)
+	} else {
+		names := map[string]bool{}
+		for _, r := range done {
+			for _, ref := range r.fd.Refs {
+				names[ref.Name] = true
+			}
+		}
+		for nm := range affected {
+			names[nm] = true
+		}
+		defs, err = loadDefs(ctx, w, st, keys(names))
+	}
+	if err != nil {
+		return err
+	}
+	res := newResolver(defs, files)
+	for _, r := range done {
+		if !r.same {
+			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+		}
+	}
+	// References elsewhere to names that appeared or disappeared.
+	if !cold && len(affected) > 0 {
+		if err := reresolve(ctx, w, st, res, keys(affected), done); err != nil {
+			return err
+		}
+	}
+	inBatch = 0
+	for _, r := range done {
+		if !r.same {
+			for i := range r.fd.Refs {
+				ref := &r.fd.Refs[i]
+				if ref.Kind != store.RefImports {
+					ref.DstID = res.resolve(ref)
+				}
+				if ref.DstID != 0 {
+					sum.Resolved++
+				}
+			}
+			if err := w.PutRefs(ctx, r.fd.Refs); err != nil {
+				return fmt.Errorf("index %s: %w", r.cand.rel, err)
+			}
+			sum.Entities += len(r.fd.Entities)
+			sum.Refs += len(r.fd.Refs)
+			if r.fd.File.Skip != "" {
+				sum.Skipped[r.fd.File.Skip]++
+			} else {
+				sum.Parsed++
+			}
+		} else {
+			sum.Unchanged++
+		}
+		if err := w.UpsertFile(ctx, &r.fd.File); err != nil {
+			return err
+		}
+		inBatch++
+		if !small && inBatch >= 4*batchFiles {
+			if err := w.Commit(); err != nil {
+				return err
+			}
+			if w, err = st.BeginWrite(ctx); err != nil {
+				return err
+			}
+			inBatch = 0
+		}
+	}
+	if !small || dirty == "1" {
+		if err := w.SetMeta(ctx, "dirty", "0"); err != nil {
+			return err
+		}
+	}
+	var docs int
+	if err := w.Tx().QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&docs); err != nil {
+		return err
+	}
+	if err := w.SetMeta(ctx, "documents", fmt.Sprint(docs)); err != nil {
+		return err
+	}
+	if err := w.SetMeta(ctx, "indexed_at", time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return err
+	}
+	return w.Commit()
+}
+
+// loadDefs reads definitions through the open write transaction, so that
+// rows written earlier in it are visible.
+func loadDefs(ctx context.Context, w *store.Writer, st *store.Store, names []string) ([]store.Def, error) {
+	return st.DefinitionsTx(ctx, w.Tx(), names)
+}
+
+// reresolve recomputes targets of stored references (in files not being
+// re-indexed) whose names were added or removed by this run.
+func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resolver, names []string, done []*result) error {
+	skip := map[int64]bool{}
+	for _, r := range done {
+		skip[r.fd.File.ID] = true
+	}
+	refs, err := st.RefsTx(ctx, w.Tx(), nil, names)
+	if err != nil {
+		return err
+	}
+	var need []int64
+	for _, r := range refs {
+		if !skip[r.FileID] && res.byFile[r.FileID] == nil {
+			need = append(need, r.FileID)
+			res.byFile[r.FileID] = nil
+		}
+	}
+	if len(need) > 0 {
+		need = uniq(need)
+		imports, err := st.RefsTx(ctx, w.Tx(), need, nil)
+		if err != nil {
+			return err
+		}
+		byFile := map[int64][]store.Ref{}
+		for _, r := range imports {
+			if r.Kind == store.RefImports {
+				byFile[r.FileID] = append(byFile[r.FileID], r)
+			}
+		}
+		pathOf := map[int64]string{}
+		for p, id := range res.files.paths {
+			pathOf[id] = p
+		}
+		for _, id := range need {
+			p := pathOf[id]
+			lang := ""
+			if l, ok := symbols.LanguageFor(p); ok {
+				lang = l.Name
+			}
+			res.addScope(id, p, lang, byFile[id])
+		}
+	}
+	for i := range refs {
+		r := &refs[i]
+		if skip[r.FileID] || r.Kind == store.RefImports {
+			continue
+		}
+		if dst := res.resolve(r); dst != r.DstID {
+			if err := w.SetRefTarget(ctx, r.RowID, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parseAll processes jobs on all cores and streams the results.
+func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	jobs := make(chan job)
+	out := make(chan *result, 2*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := symbols.NewExtractor()
+			defer x.Close()
+			b := newBuilder()
+			for j := range jobs {
+				out <- process(ctx, opts, x, b, j)
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, j := range work {
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+// process reads, screens, parses and converts one file.
+func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder, j job) *result {
+	r := &result{job: j}
+	c := j.cand
+	f := &r.fd.File
+	*f = store.File{ID: FileID(c.rel), Path: c.rel, Lang: c.lang, Size: c.size, MTime: c.mtime, IndexedAt: time.Now().Unix()}
+	if c.size > opts.Config.Index.MaxFileSize {
+		f.Skip = SkipTooLarge
+		f.Hash = fmt.Sprintf("size:%d", c.size)
+		return r
+	}
+	src := j.content
+	if src == nil {
+		var err error
+		src, err = os.ReadFile(c.abs)
+		if err != nil {
+			f.Skip = SkipUnreadable
+			f.Hash = "unreadable"
+			return r
+		}
+	}
+	sum := sha256.Sum256(src)
+	f.Hash = hex.EncodeToString(sum[:16])
+	if j.old != nil && j.old.Hash == f.Hash && j.old.Skip == "" && j.content == nil {
+		// Touched but not changed: keep what is stored, refresh the stat.
+		f.Skip, f.Note, f.Pkg = j.old.Skip, j.old.Note, j.old.Pkg
+		r.same = true
+		return r
+	}
+	text, skip, note := screen(c.rel, src)
+	if skip != "" {
+		f.Skip = skip
+		return r
+	}
+	sf, err := x.Extract(ctx, c.rel, text)
+	if err != nil {
+		f.Skip = "parse failed"
+		f.Note = err.Error()
+		return r
+	}
+	if sf.HasErrors {
+		note = strings.TrimPrefix(note+"; "+NoteSyntaxErrors, "; ")
+	}
+	f.Note = note
+	f.Pkg = sf.Package
+	b.build(c.rel, text, sf, &r.fd)
+	// Keep no reference into the source buffer past this point.
+	for i := range r.fd.Refs {
+		ref := &r.fd.Refs[i]
+		ref.Name = strings.Clone(ref.Name)
+		ref.Qualifier = strings.Clone(ref.Qualifier)
+	}
+	return r
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func uniq(ids []int64) []int64 {
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,342 @@
+package index
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// resolver binds reference names to definitions with a scope preference:
+// same file, same directory (package), imported packages, then a unique
+// definition anywhere. Ambiguity is left unresolved rather than guessed: a
+// wrong edge misleads ranking more than a missing one.
+type resolver struct {
+	defs   map[string][]store.Def
+	files  *fileSet
+	byFile map[int64]*fileScope
+}
+
+// fileScope is what one file imports.
+type fileScope struct {
+	path    string
+	dir     string
+	lang    string
+	aliases map[string]string // import alias → directory of the imported code
+	dirs    map[string]bool   // directories of everything imported
+}
+
+// fileSet answers path questions for import resolution.
+type fileSet struct {
+	paths   map[string]int64    // path → file id
+	byBase  map[string][]string // base name → paths
+	dirs    map[string][]string // dir → paths, sorted
+	langDir map[string]bool
+}
+
+func newFileSet(paths map[string]int64) *fileSet {
+	fs := &fileSet{paths: paths, byBase: map[string][]string{}, dirs: map[string][]string{}}
+	for p := range paths {
+		fs.byBase[path.Base(p)] = append(fs.byBase[path.Base(p)], p)
+		d := path.Dir(p)
+		fs.dirs[d] = append(fs.dirs[d], p)
+	}
+	for _, ps := range fs.dirs {
+		sort.Strings(ps)
+	}
+	return fs
+}
+
+// tail returns the known path ending with suffix that is closest to from.
+func (fs *fileSet) tail(suffix, from string) string {
+	if _, ok := fs.paths[suffix]; ok {
+		return suffix
+	}
+	best, bestScore := "", -1
+	for _, p := range fs.byBase[path.Base(suffix)] {
+		if !strings.HasSuffix(p, "/"+suffix) {
+			continue
+		}
+		if s := commonPrefix(p, from); s > bestScore {
+			best, bestScore = p, s
+		}
+	}
+	return best
+}
+
+// dirFile returns a representative file of a directory: its first file that
+// is not a test.
+func (fs *fileSet) dirFile(dir string) string {
+	ps := fs.dirs[dir]
+	for _, p := range ps {
+		if !isTestPath(p) {
+			return p
+		}
+	}
+	if len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
+}
+
+// goDir maps a Go import path onto a workspace directory by its longest
+// matching suffix ("github.com/org/repo/core/logx" → "core/logx").
+func (fs *fileSet) goDir(importPath string) string {
+	parts := strings.Split(importPath, "/")
+	for i := 0; i < len(parts); i++ {
+		d := strings.Join(parts[i:], "/")
+		if _, ok := fs.dirs[d]; ok {
+			return d
+		}
+	}
+	return ""
+}
+
+var jsExts = []string{"", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"}
+
+// resolveImport returns the workspace file an import statement names, or "".
+func (fs *fileSet) resolveImport(lang, from, spec string) string {
+	dir := path.Dir(from)
+	switch lang {
+	case "go":
+		if d := fs.goDir(spec); d != "" {
+			return fs.dirFile(d)
+		}
+	case "javascript", "typescript", "tsx":
+		if strings.HasPrefix(spec, ".") {
+			base := path.Join(dir, spec)
+			for _, ext := range jsExts {
+				if _, ok := fs.paths[base+ext]; ok {
+					return base + ext
+				}
+			}
+		}
+	case "python":
+		rel := spec
+		base := ""
+		if strings.HasPrefix(spec, ".") {
+			n := len(spec) - len(strings.TrimLeft(spec, "."))
+			base = dir
+			for i := 1; i < n; i++ {
+				base = path.Dir(base)
+			}
+			rel = spec[n:]
+		}
+		mod := strings.ReplaceAll(rel, ".", "/")
+		for _, cand := range []string{mod + ".py", mod + "/__init__.py"} {
+			if base != "" {
+				if _, ok := fs.paths[path.Join(base, cand)]; ok {
+					return path.Join(base, cand)
+				}
+				continue
+			}
+			if p := fs.tail(cand, from); p != "" {
+				return p
+			}
+		}
+	case "c", "cpp":
+		if p := path.Join(dir, spec); fs.paths[p] != 0 {
+			return p
+		}
+		return fs.tail(spec, from)
+	case "java":
+		if !strings.HasSuffix(spec, "*") {
+			return fs.dropLeading(strings.ReplaceAll(spec, ".", "/")+".java", from)
+		}
+	case "php":
+		return fs.dropLeading(strings.ReplaceAll(strings.TrimPrefix(spec, `\`), `\`, "/")+".php", from)
+	case "ruby":
+		if strings.HasPrefix(spec, ".") {
+			p := path.Join(dir, spec)
+			if !strings.HasSuffix(p, ".rb") {
+				p += ".rb"
+			}
+			if fs.paths[p] != 0 {
+				return p
+			}
+		}
+		if !strings.HasSuffix(spec, ".rb") {
+			spec += ".rb"
+		}
+		return fs.tail(spec, from)
+	}
+	return ""
+}
+
+// dropLeading tries suffixes of p with leading components removed until one
+// names a known file (namespaces often have a prefix the tree does not).
+func (fs *fileSet) dropLeading(p, from string) string {
+	for {
+		if q := fs.tail(p, from); q != "" {
+			return q
+		}
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return ""
+		}
+		p = p[i+1:]
+	}
+}
+
+func newResolver(defs []store.Def, files *fileSet) *resolver {
+	r := &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}}
+	for _, d := range defs {
+		r.defs[d.Name] = append(r.defs[d.Name], d)
+	}
+	return r
+}
+
+// addScope records a file's imports; it returns the resolved target file id
+// of each import ref (0 when outside the workspace), updating refs in place.
+func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Ref) {
+	sc := &fileScope{path: filePath, dir: path.Dir(filePath), lang: lang, aliases: map[string]string{}, dirs: map[string]bool{}}
+	r.byFile[fileID] = sc
+	for i := range refs {
+		ref := &refs[i]
+		if ref.Kind != store.RefImports {
+			continue
+		}
+		target := r.files.resolveImport(lang, filePath, ref.Name)
+		ref.DstID = 0
+		if target == "" {
+			continue
+		}
+		ref.DstID = r.files.paths[target]
+		tdir := path.Dir(target)
+		sc.dirs[tdir] = true
+		alias := ref.Qualifier
+		if alias == "" {
+			alias = defaultAlias(lang, ref.Name)
+		}
+		if alias != "" && alias != "_" && alias != "." {
+			sc.aliases[alias] = tdir
+		}
+	}
+}
+
+// defaultAlias is the name an import binds when the statement gives none.
+func defaultAlias(lang, spec string) string {
+	switch lang {
+	case "go":
+		last := path.Base(spec)
+		if i := strings.Index(last, ".v"); i > 0 {
+			last = last[:i] // gopkg.in/yaml.v3 → yaml
+		}
+		return strings.TrimPrefix(last, "go-")
+	case "python":
+		return spec[strings.LastIndexByte(spec, '.')+1:]
+	}
+	return ""
+}
+
+var callable = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "type": true, "constant": true}
+var typeLike = map[string]bool{"class": true, "struct": true, "interface": true, "enum": true, "type": true, "module": true}
+
+// resolve returns the entity a reference names, or 0.
+func (r *resolver) resolve(ref *store.Ref) int64 {
+	sc := r.byFile[ref.FileID]
+	if sc == nil {
+		return 0
+	}
+	all := r.defs[ref.Name]
+	if len(all) == 0 {
+		return 0
+	}
+	ok := typeLike
+	if ref.Kind == store.RefCalls {
+		ok = callable
+	}
+	cands := make([]store.Def, 0, len(all))
+	for _, d := range all {
+		if ok[d.Kind] && d.ID != ref.SrcID {
+			cands = append(cands, d)
+		}
+	}
+	if len(cands) == 0 {
+		return 0
+	}
+	q := ref.Qualifier
+	if i := strings.LastIndexAny(q, ".:>"); i >= 0 {
+		q = q[i+1:]
+	}
+	if q != "" {
+		if dir, isImport := sc.aliases[q]; isImport {
+			return pick(filter(cands, func(d store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
+		}
+		if byType := filter(cands, func(d store.Def) bool { return strings.EqualFold(d.ParentName, q) }); len(byType) > 0 {
+			cands = byType
+		} else if methods := filter(cands, func(d store.Def) bool { return d.ParentName != "" }); len(methods) > 0 {
+			cands = methods
+		}
+	}
+	tiers := []func(store.Def) bool{
+		func(d store.Def) bool { return d.FileID == ref.FileID },
+		func(d store.Def) bool { return path.Dir(d.Path) == sc.dir },
+		func(d store.Def) bool { return sc.dirs[path.Dir(d.Path)] },
+	}
+	for _, in := range tiers {
+		if t := filter(cands, in); len(t) > 0 {
+			return pick(t, q == "")
+		}
+	}
+	if len(cands) == 1 {
+		return cands[0].ID
+	}
+	return 0
+}
+
+// pick chooses among candidates of one scope tier. Top-level definitions of
+// the same name (build-tag variants of a function) are interchangeable;
+// methods of different types are not.
+func pick(cands []store.Def, preferTop bool) int64 {
+	if len(cands) == 0 {
+		return 0
+	}
+	if len(cands) == 1 {
+		return cands[0].ID
+	}
+	var top []store.Def
+	parents := map[string]bool{}
+	for _, d := range cands {
+		if d.ParentName == "" {
+			top = append(top, d)
+		} else {
+			parents[d.ParentName] = true
+		}
+	}
+	if len(top) > 0 && (preferTop || len(parents) == 0) {
+		return top[0].ID
+	}
+	if len(parents) == 1 && len(top) == 0 {
+		return cands[0].ID
+	}
+	return 0
+}
+
+func filter(ds []store.Def, keep func(store.Def) bool) []store.Def {
+	var out []store.Def
+	for _, d := range ds {
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// isTestPath reports whether a path looks like a test file.
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
+		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
+}

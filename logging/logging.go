@@ -1,0 +1,37 @@
+// Package logging builds the zap loggers of ctxls's long-running and hook
+// processes. Logs never go to stdout: in serve, mcp and hook, stdout is the
+// protocol.
+package logging
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// File returns a logger appending JSON lines to path at level ("debug",
+// "info", "warn", "error"). An empty path logs to stderr.
+func File(path, level string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("log level %q: %w", level, err)
+	}
+	var ws zapcore.WriteSyncer = zapcore.Lock(os.Stderr)
+	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("log file %s: %w", path, err)
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("log file %s: %w", path, err)
+		}
+		ws = zapcore.AddSync(f)
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), ws, lvl)
+	return zap.New(core), nil
+}

@@ -1,0 +1,332 @@
+package retrieval
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// ContextOptions bound an assembled context (the seed's configuration keys).
+type ContextOptions struct {
+	// Root is the workspace root, to read excerpts from.
+	Root        string
+	MaxTokens   int
+	MaxSections int
+	// ExcerptLines bounds each entity's body excerpt; 0 means 12.
+	ExcerptLines int
+	// Now stamps the context; zero means time.Now.
+	Now time.Time
+}
+
+// Item is one entity in the context.
+type Item struct {
+	Path      string   `json:"path"`
+	Line      int      `json:"line"`
+	EndLine   int      `json:"endLine"`
+	Kind      string   `json:"kind"`
+	Name      string   `json:"name"`
+	QName     string   `json:"qualifiedName"`
+	Signature string   `json:"signature,omitempty"`
+	Doc       string   `json:"doc,omitempty"`
+	Excerpt   string   `json:"excerpt,omitempty"`
+	Calls     []string `json:"calls,omitempty"`
+	CalledBy  []string `json:"calledBy,omitempty"`
+	Score     float64  `json:"score"`
+	Relevance float64  `json:"relevance"`
+	tokens    int
+	text      string
+}
+
+// Section groups items under a heading, as in the seed.
+type Section struct {
+	Title string `json:"title"`
+	Items []Item `json:"items"`
+}
+
+// Context is an assembled auto-context.
+type Context struct {
+	Generated time.Time `json:"generated"`
+	Query     string    `json:"query,omitempty"`
+	Active    []string  `json:"activeFiles,omitempty"`
+	Sections  []Section `json:"sections"`
+	Tokens    int       `json:"tokens"`
+	Abstained bool      `json:"abstained"`
+	Reason    string    `json:"reason,omitempty"`
+	Markdown  string    `json:"-"`
+}
+
+// EstimateTokens estimates the tokens of text at about four characters per
+// token, the usual ratio for English and code with BPE vocabularies.
+func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+
+// Assemble packs the best results of resp into sections within the token
+// budget. Items are whole (never cut mid-line), each entity appears once.
+func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response, opts ContextOptions) (*Context, error) {
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = 4000
+	}
+	if opts.MaxSections <= 0 {
+		opts.MaxSections = 10
+	}
+	if opts.ExcerptLines <= 0 {
+		opts.ExcerptLines = 12
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	out := &Context{Generated: opts.Now.UTC(), Query: req.Text, Active: req.ActiveFiles, Abstained: resp.Abstain, Reason: resp.Reason}
+	if resp.Abstain || len(resp.Results) == 0 {
+		out.Abstained = true
+		if out.Reason == "" {
+			out.Reason = "no results"
+		}
+		out.Markdown = render(out)
+		return out, nil
+	}
+	src := newSourceCache(opts.Root)
+	budget := opts.MaxTokens - EstimateTokens("<auto-context>\n</auto-context>\n") - 40
+	sections := map[string]*Section{}
+	var order []string
+	seen := map[int64]bool{}
+	items := 0
+	for _, r := range resp.Results {
+		if items >= opts.MaxSections*3 {
+			break
+		}
+		e := r.Entity
+		if seen[e.ID] {
+			continue
+		}
+		title := "Related Code"
+		switch {
+		case e.Kind == "file":
+			title = "File Context"
+		case r.Signals.Exact >= 0.85:
+			title = "Symbol: " + e.Name
+		case r.Signals.Active > 0 && r.Signals.Lexical < 0.2:
+			title = "File Context"
+		}
+		it, err := buildItem(ctx, st, src, e, r, opts.ExcerptLines)
+		if err != nil {
+			return nil, err
+		}
+		cost := it.tokens
+		s := sections[title]
+		if s == nil {
+			if len(order) >= opts.MaxSections {
+				continue
+			}
+			cost += EstimateTokens("## " + title + "\n\n")
+		}
+		if cost > budget {
+			// Try a compact form before giving up on the item.
+			it.Excerpt = ""
+			it.text = RenderItem(&it)
+			it.tokens = EstimateTokens(it.text)
+			cost = it.tokens
+			if s == nil {
+				cost += EstimateTokens("## " + title + "\n\n")
+			}
+			if cost > budget {
+				continue
+			}
+		}
+		if s == nil {
+			s = &Section{Title: title}
+			sections[title] = s
+			order = append(order, title)
+		}
+		s.Items = append(s.Items, it)
+		seen[e.ID] = true
+		budget -= cost
+		items++
+	}
+	// Symbols first, then related code, then file context: the seed's order
+	// puts what was asked about before what surrounds it.
+	rank := func(t string) int {
+		switch {
+		case strings.HasPrefix(t, "Symbol: "):
+			return 0
+		case t == "Related Code":
+			return 1
+		}
+		return 2
+	}
+	for pass := 0; pass < 3; pass++ {
+		for _, t := range order {
+			if rank(t) == pass {
+				out.Sections = append(out.Sections, *sections[t])
+			}
+		}
+	}
+	out.Markdown = render(out)
+	out.Tokens = EstimateTokens(out.Markdown)
+	return out, nil
+}
+
+func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.Entity, r Result, excerptLines int) (Item, error) {
+	it := Item{Path: e.Path, Line: e.StartLine, EndLine: e.EndLine, Kind: e.Kind, Name: e.Name, QName: e.QName,
+		Signature: e.Signature, Doc: firstLines(e.Doc, 4), Score: r.Score, Relevance: r.Relevance}
+	if e.Kind != "file" {
+		it.Excerpt = src.excerpt(e.Path, e.StartLine, min(e.EndLine, e.StartLine+excerptLines-1))
+		refs, err := st.RefsFrom(ctx, e.ID)
+		if err != nil {
+			return it, err
+		}
+		seen := map[string]bool{}
+		for _, rf := range refs {
+			if rf.Kind == store.RefCalls && !seen[rf.Name] && len(it.Calls) < 8 {
+				seen[rf.Name] = true
+				it.Calls = append(it.Calls, rf.Name)
+			}
+		}
+		callers, err := st.EdgesTo(ctx, []int64{e.ID}, 8)
+		if err != nil {
+			return it, err
+		}
+		var ids []int64
+		for _, c := range callers {
+			ids = append(ids, c.Src)
+		}
+		byID, err := st.EntitiesByID(ctx, ids)
+		if err != nil {
+			return it, err
+		}
+		for _, id := range ids {
+			if c, ok := byID[id]; ok {
+				it.CalledBy = append(it.CalledBy, c.QName)
+			}
+		}
+	} else {
+		ents, err := st.EntitiesInFile(ctx, e.Path)
+		if err != nil {
+			return it, err
+		}
+		var names []string
+		for _, c := range ents {
+			if c.ParentID == e.ID && c.Kind != "file" && len(names) < 12 {
+				names = append(names, c.Kind+" "+c.Name)
+			}
+		}
+		it.Doc = strings.Join(names, ", ")
+	}
+	it.text = RenderItem(&it)
+	it.tokens = EstimateTokens(it.text)
+	return it, nil
+}
+
+// RenderItem renders one context item as markdown.
+func RenderItem(it *Item) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s `%s` — %s:%d\n", it.Kind, it.QName, it.Path, it.Line)
+	if it.Doc != "" {
+		for _, l := range strings.Split(it.Doc, "\n") {
+			b.WriteString("> " + l + "\n")
+		}
+	}
+	switch {
+	case it.Excerpt != "":
+		fmt.Fprintf(&b, "```%s\n%s\n```\n", fenceLang(it.Path), it.Excerpt)
+	case it.Signature != "":
+		fmt.Fprintf(&b, "`%s`\n", it.Signature)
+	}
+	if len(it.Calls) > 0 {
+		fmt.Fprintf(&b, "calls: %s\n", strings.Join(it.Calls, ", "))
+	}
+	if len(it.CalledBy) > 0 {
+		fmt.Fprintf(&b, "called by: %s\n", strings.Join(it.CalledBy, ", "))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func render(c *Context) string {
+	var b strings.Builder
+	b.WriteString("<auto-context>\n")
+	if c.Abstained {
+		b.WriteString("</auto-context>\n")
+		return b.String()
+	}
+	for _, s := range c.Sections {
+		fmt.Fprintf(&b, "## %s\n\n", s.Title)
+		for i := range s.Items {
+			b.WriteString(s.Items[i].text)
+		}
+	}
+	b.WriteString("</auto-context>\n")
+	return b.String()
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func fenceLang(p string) string {
+	ext := strings.TrimPrefix(filepath.Ext(p), ".")
+	switch ext {
+	case "py":
+		return "python"
+	case "rs":
+		return "rust"
+	case "ts", "tsx":
+		return "typescript"
+	case "js", "jsx", "mjs", "cjs":
+		return "javascript"
+	case "rb":
+		return "ruby"
+	case "cs":
+		return "csharp"
+	case "h", "hpp", "cc", "cxx":
+		return "cpp"
+	}
+	return ext
+}
+
+// sourceCache reads files for excerpts once per assembly.
+type sourceCache struct {
+	root  string
+	files map[string][][]byte
+}
+
+func newSourceCache(root string) *sourceCache {
+	return &sourceCache{root: root, files: map[string][][]byte{}}
+}
+
+// excerpt returns lines [from, to] (1-based, inclusive) of a file, trimmed
+// of common indentation; "" when the file cannot be read.
+func (s *sourceCache) excerpt(rel string, from, to int) string {
+	lines, ok := s.files[rel]
+	if !ok {
+		data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+		if err == nil && len(data) <= 4<<20 {
+			lines = bytes.Split(data, []byte("\n"))
+		}
+		s.files[rel] = lines
+	}
+	if from < 1 || from > len(lines) {
+		return ""
+	}
+	to = min(to, len(lines))
+	var b strings.Builder
+	for i := from - 1; i < to; i++ {
+		l := strings.TrimRight(string(lines[i]), " \t\r")
+		if len(l) > 240 {
+			l = l[:240] + "…"
+		}
+		b.WriteString(l)
+		if i < to-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

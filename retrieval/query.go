@@ -1,0 +1,334 @@
+// Package retrieval finds the code that matters for a prompt and for what the
+// person is doing, and packs it into a token budget.
+//
+// The ranking pipeline, in order (see Query):
+//
+//  1. analyze: triggers (symbols, paths, error locations, questions) and
+//     weighted terms from the message (package analyzer);
+//  2. lexical: BM25F per term over the full-text index, summed with term
+//     weights, and each candidate's IDF-weighted coverage of the query;
+//  3. exact: entities whose name or qualified name a trigger spells out, files
+//     a path names, entities at an error's line;
+//  4. structural: a personalised PageRank over the entity graph, restarted
+//     at the seeds (exact matches, named and active files, top lexical hits),
+//     so that callers, callees and definitions of what is in play rank up;
+//  5. fuse the signals into one score, aggregate to files, and abstain when
+//     the best candidate's relevance is below the threshold.
+package retrieval
+
+import (
+	"context"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/store"
+)
+
+// Request is one retrieval.
+type Request struct {
+	// Text is the message: a prompt, an issue, pasted error output.
+	Text string
+	// ActiveFiles are files in play (the editor's active file first),
+	// relative to the root.
+	ActiveFiles []string
+	// Triggers are extra triggers from activity or earlier turns.
+	Triggers []analyzer.Trigger
+	// Limit bounds the results; 0 means 10.
+	Limit int
+	// MinRelevance is the abstention threshold in [0, 1]; a negative value
+	// disables abstention.
+	MinRelevance float64
+}
+
+// Signals are the evidence behind a score, for --explain.
+type Signals struct {
+	Lexical  float64 `json:"lexical"`  // BM25F, normalised to the best candidate
+	Coverage float64 `json:"coverage"` // IDF-weighted share of query terms matched
+	Exact    float64 `json:"exact"`    // named by a symbol, path or error trigger
+	Active   float64 `json:"active"`   // in an active or recent file
+	Graph    float64 `json:"graph"`    // personalised PageRank, normalised
+}
+
+// Result is a ranked entity.
+type Result struct {
+	Entity    store.Entity `json:"-"`
+	Score     float64      `json:"score"`
+	Relevance float64      `json:"relevance"`
+	Signals   Signals      `json:"signals"`
+	Why       []string     `json:"why,omitempty"`
+}
+
+// FileResult is a ranked file.
+type FileResult struct {
+	Path      string  `json:"path"`
+	Score     float64 `json:"score"`
+	Relevance float64 `json:"relevance"`
+}
+
+// Response is what Query found.
+type Response struct {
+	Files    []FileResult       `json:"files"`
+	Results  []Result           `json:"results"`
+	Triggers []analyzer.Trigger `json:"triggers"`
+	Terms    map[string]float64 `json:"terms"` // term → weight × idf
+	Abstain  bool               `json:"abstained"`
+	Reason   string             `json:"reason,omitempty"`
+}
+
+// Field weights for BM25F: an identifier's own name and qualified name are
+// the strongest evidence, then its path and signature, then its doc and body.
+var fieldWeights = store.FieldWeights{5, 3, 2.5, 2, 1.2, 1}
+
+// Fusion weights. Lexical evidence dominates; exact mentions and the graph
+// re-order what lexical search finds and add what it misses.
+const (
+	wLexical = 0.50
+	wExact   = 0.25
+	wGraph   = 0.15
+	wActive  = 0.10
+
+	perTermLimit = 300
+	// maxDocShare drops terms that occur in more than this share of all
+	// documents from matching: they cost time and carry almost no signal.
+	maxDocShare = 0.08
+)
+
+type cand struct {
+	id       int64
+	lex      float64
+	matched  map[string]bool
+	exact    float64
+	active   float64
+	graph    float64
+	why      []string
+	coverage float64
+}
+
+// Query ranks the index's entities and files for a request.
+func Query(ctx context.Context, st *store.Store, req Request) (*Response, error) {
+	if req.Limit <= 0 {
+		req.Limit = 10
+	}
+	resp := &Response{Terms: map[string]float64{}}
+	triggers := append(analyzer.Message(req.Text), req.Triggers...)
+	resp.Triggers = triggers
+
+	// 1. Weighted terms: every word of the message counts once; identifiers
+	// a trigger names count more.
+	weights := map[string]float64{}
+	an := analyzer.New()
+	an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1) })
+	for _, tr := range triggers {
+		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
+			an.Each(tr.Query, func(t string) { weights[t] = math.Max(weights[t], 1+tr.Relevance) })
+		}
+	}
+	terms := make([]string, 0, len(weights))
+	for t := range weights {
+		terms = append(terms, t)
+	}
+	df, total, err := st.TermStats(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	cands := map[int64]*cand{}
+	get := func(id int64) *cand {
+		c := cands[id]
+		if c == nil {
+			c = &cand{id: id}
+			cands[id] = c
+		}
+		return c
+	}
+
+	// 2. Lexical.
+	var idfMass float64
+	idf := map[string]float64{}
+	for _, t := range terms {
+		n := df[t]
+		// Terms absent from the index still count toward the query's mass:
+		// a prompt about things the code does not contain has low coverage.
+		v := math.Log(1 + (float64(total)-float64(n)+0.5)/(float64(n)+0.5))
+		idf[t] = v
+		idfMass += v * weights[t]
+		resp.Terms[t] = v * weights[t]
+	}
+	sort.Slice(terms, func(a, b int) bool { return idf[terms[a]]*weights[terms[a]] > idf[terms[b]]*weights[terms[b]] })
+	matchedTerms := 0
+	for _, t := range terms {
+		n := df[t]
+		if n == 0 || (total > 0 && float64(n)/float64(total) > maxDocShare) || matchedTerms >= 24 {
+			continue
+		}
+		matchedTerms++
+		hits, err := st.Search(ctx, []string{t}, fieldWeights, perTermLimit)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			c := get(h.ID)
+			c.lex += weights[t] * h.Score
+			if c.matched == nil {
+				c.matched = map[string]bool{}
+			}
+			c.matched[t] = true
+		}
+	}
+	for _, c := range cands {
+		var m float64
+		for t := range c.matched {
+			m += idf[t] * weights[t]
+		}
+		if idfMass > 0 {
+			c.coverage = m / idfMass
+		}
+	}
+
+	// 3. Exact mentions.
+	if err := exactMatches(ctx, st, triggers, get); err != nil {
+		return nil, err
+	}
+	for i, p := range req.ActiveFiles {
+		files, err := st.FilesByPathSuffix(ctx, strings.TrimPrefix(path.Clean(p), "./"), 1)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			c := get(f.ID)
+			v := 0.9 / (1 + 0.25*float64(i))
+			if v > c.active {
+				c.active = v
+				c.why = append(c.why, "active file "+f.Path)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		resp.Abstain, resp.Reason = true, "no entity matches the message"
+		return resp, nil
+	}
+
+	// 4. Graph.
+	if err := spread(ctx, st, cands, get); err != nil {
+		return nil, err
+	}
+
+	// 5. Fuse.
+	var maxLex float64
+	for _, c := range cands {
+		maxLex = math.Max(maxLex, c.lex)
+	}
+	ids := make([]int64, 0, len(cands))
+	for id := range cands {
+		ids = append(ids, id)
+	}
+	ents, err := st.EntitiesByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	wantTests := mentionsTests(req.Text)
+	results := make([]Result, 0, len(cands))
+	for id, c := range cands {
+		e, ok := ents[id]
+		if !ok {
+			continue // a stale edge target
+		}
+		lexN := 0.0
+		if maxLex > 0 {
+			lexN = c.lex / maxLex
+		}
+		score := wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active
+		if !wantTests && isTestPath(e.Path) {
+			score *= 0.6
+		}
+		rel := math.Max(c.exact, math.Max(c.active*0.8, relevanceOf(c.coverage)))
+		results = append(results, Result{
+			Entity: e, Score: score, Relevance: rel,
+			Signals: Signals{Lexical: lexN, Coverage: c.coverage, Exact: c.exact, Active: c.active, Graph: c.graph},
+			Why:     c.why,
+		})
+	}
+	sort.Slice(results, func(a, b int) bool {
+		if results[a].Score != results[b].Score {
+			return results[a].Score > results[b].Score
+		}
+		return results[a].Entity.ID < results[b].Entity.ID
+	})
+	resp.Files = aggregate(results, req.Limit)
+	if len(results) > req.Limit {
+		results = results[:req.Limit]
+	}
+	resp.Results = results
+	if req.MinRelevance >= 0 {
+		best := 0.0
+		for _, r := range results {
+			best = math.Max(best, r.Relevance)
+		}
+		if best < req.MinRelevance {
+			resp.Abstain = true
+			resp.Reason = "nothing clears the relevance threshold"
+			resp.Files, resp.Results = nil, nil
+		}
+	}
+	return resp, nil
+}
+
+// relevanceOf maps IDF-weighted query coverage to a relevance in [0, 1]: a
+// candidate that matches the informative half of a query is relevant.
+func relevanceOf(coverage float64) float64 {
+	return math.Min(1, coverage*1.25)
+}
+
+// aggregate ranks files by their best entities: the best one counts fully,
+// the next ones with diminishing weight, so a file with several strong
+// matches outranks a file with one.
+func aggregate(results []Result, limit int) []FileResult {
+	type acc struct {
+		scores []float64
+		rel    float64
+	}
+	byPath := map[string]*acc{}
+	var order []string
+	for _, r := range results {
+		a := byPath[r.Entity.Path]
+		if a == nil {
+			a = &acc{}
+			byPath[r.Entity.Path] = a
+			order = append(order, r.Entity.Path)
+		}
+		if len(a.scores) < 3 {
+			a.scores = append(a.scores, r.Score)
+		}
+		a.rel = math.Max(a.rel, r.Relevance)
+	}
+	files := make([]FileResult, 0, len(order))
+	for _, p := range order {
+		a := byPath[p]
+		s := 0.0
+		for i, v := range a.scores {
+			s += v / float64(int(1)<<(2*i))
+		}
+		files = append(files, FileResult{Path: p, Score: s, Relevance: a.rel})
+	}
+	sort.SliceStable(files, func(a, b int) bool { return files[a].Score > files[b].Score })
+	if len(files) > limit {
+		files = files[:limit]
+	}
+	return files
+}
+
+func mentionsTests(text string) bool {
+	l := strings.ToLower(text)
+	return strings.Contains(l, "test") || strings.Contains(l, "spec")
+}
+
+// isTestPath reports whether a path looks like a test file.
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
+		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Activity is one recorded event of what the person or the assistant did.
+type Activity struct {
+	At      time.Time
+	Session string
+	Origin  string // "editor" or "assistant"
+	Type    string
+	Path    string
+	Symbols []string
+	Line    int
+	Text    string
+}
+
+// maxActivity bounds the activity table; older rows are pruned on insert.
+const maxActivity = 5000
+
+// RecordActivity appends events and prunes old ones.
+func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
+	if len(acts) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(fmt.Errorf("record activity: %w", err))
+	}
+	defer tx.Rollback()
+	for _, a := range acts {
+		if a.At.IsZero() {
+			a.At = time.Now()
+		}
+		if len(a.Text) > 2000 {
+			a.Text = a.Text[:2000]
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO activity(at, session, origin, type, path, symbols, line, text) VALUES(?,?,?,?,?,?,?,?)`,
+			a.At.UnixMilli(), a.Session, a.Origin, a.Type, a.Path, strings.Join(a.Symbols, " "), a.Line, a.Text); err != nil {
+			return classify(fmt.Errorf("record activity: %w", err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM activity WHERE id <= (SELECT max(id) FROM activity) - ?`, maxActivity); err != nil {
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// RecentActivity returns events newer than since, newest first, at most
+// limit.
+func (s *Store) RecentActivity(ctx context.Context, since time.Time, limit int) ([]Activity, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT at, session, origin, type, path, symbols, line, text FROM activity
+		WHERE at >= ? ORDER BY id DESC LIMIT ?`, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("recent activity: %w", err))
+	}
+	defer rows.Close()
+	var out []Activity
+	for rows.Next() {
+		var a Activity
+		var at int64
+		var syms string
+		if err := rows.Scan(&at, &a.Session, &a.Origin, &a.Type, &a.Path, &syms, &a.Line, &a.Text); err != nil {
+			return nil, classify(err)
+		}
+		a.At = time.UnixMilli(at)
+		if syms != "" {
+			a.Symbols = strings.Fields(syms)
+		}
+		out = append(out, a)
+	}
+	return out, classify(rows.Err())
+}
+
+// WorkingSet returns the files most recently opened or edited (newest
+// first, distinct), from events newer than since.
+func (s *Store) WorkingSet(ctx context.Context, since time.Time, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, max(id) AS last FROM activity
+		WHERE at >= ? AND path != '' AND type IN ('file_open', 'file_edit', 'selection', 'symbol_hover', 'tool')
+		GROUP BY path ORDER BY last DESC LIMIT ?`, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("working set: %w", err))
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		var id int64
+		if err := rows.Scan(&p, &id); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, p)
+	}
+	return out, classify(rows.Err())
+}

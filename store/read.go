@@ -1,0 +1,460 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Files returns every tracked file keyed by path.
+func (s *Store) Files(ctx context.Context) (map[string]File, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files`)
+	if err != nil {
+		return nil, classify(fmt.Errorf("list files: %w", err))
+	}
+	defer rows.Close()
+	out := make(map[string]File)
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
+			return nil, classify(err)
+		}
+		out[f.Path] = f
+	}
+	return out, classify(rows.Err())
+}
+
+// FileByPath returns one tracked file; ok is false when it is not tracked.
+func (s *Store) FileByPath(ctx context.Context, path string) (f File, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files WHERE path = ?`, path).
+		Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return File{}, false, nil
+	}
+	if err != nil {
+		return File{}, false, classify(err)
+	}
+	return f, true, nil
+}
+
+const entityCols = `e.id, e.file_id, coalesce(e.parent_id, 0), e.kind, e.name, e.qname, e.start_line, e.end_line, e.signature, e.doc, f.path`
+
+func scanEntities(rows *sql.Rows) ([]Entity, error) {
+	defer rows.Close()
+	var out []Entity
+	for rows.Next() {
+		var e Entity
+		if err := rows.Scan(&e.ID, &e.FileID, &e.ParentID, &e.Kind, &e.Name, &e.QName, &e.StartLine, &e.EndLine, &e.Signature, &e.Doc, &e.Path); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, e)
+	}
+	return out, classify(rows.Err())
+}
+
+// EntitiesInFile returns a file's entities in source order, the file entity
+// first.
+func (s *Store) EntitiesInFile(ctx context.Context, path string) ([]Entity, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
+		WHERE f.path = ? ORDER BY e.kind != 'file', e.start_line, e.end_line DESC`, path)
+	if err != nil {
+		return nil, classify(fmt.Errorf("entities of %s: %w", path, err))
+	}
+	return scanEntities(rows)
+}
+
+// EntitiesByID returns the entities with the given ids, keyed by id.
+func (s *Store) EntitiesByID(ctx context.Context, ids []int64) (map[int64]Entity, error) {
+	out := make(map[int64]Entity, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
+			WHERE e.id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return nil, classify(fmt.Errorf("load entities: %w", err))
+		}
+		es, err := scanEntities(rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			out[e.ID] = e
+		}
+	}
+	return out, nil
+}
+
+// EntitiesByName returns entities whose name equals name (case-insensitive),
+// at most limit of them.
+func (s *Store) EntitiesByName(ctx context.Context, name string, limit int) ([]Entity, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
+		WHERE e.name = ? COLLATE NOCASE AND e.kind != 'file' ORDER BY e.name = ? DESC, length(f.path) LIMIT ?`, name, name, limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("entities named %s: %w", name, err))
+	}
+	return scanEntities(rows)
+}
+
+// EntityAt returns the innermost entity of path whose line range holds line.
+func (s *Store) EntityAt(ctx context.Context, path string, line int) (Entity, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
+		WHERE f.path = ? AND e.kind != 'file' AND e.start_line <= ? AND e.end_line >= ?
+		ORDER BY e.end_line - e.start_line LIMIT 1`, path, line, line)
+	if err != nil {
+		return Entity{}, false, classify(err)
+	}
+	es, err := scanEntities(rows)
+	if err != nil || len(es) == 0 {
+		return Entity{}, false, err
+	}
+	return es[0], true, nil
+}
+
+// Def is a definition candidate for reference resolution.
+type Def struct {
+	ID         int64
+	FileID     int64
+	Kind       string
+	Name       string
+	ParentName string // enclosing type for methods
+	Path       string
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Definitions returns definitions named by names (all when names is nil).
+func (s *Store) Definitions(ctx context.Context, names []string) ([]Def, error) {
+	return definitions(ctx, s.db, names)
+}
+
+// DefinitionsTx is Definitions inside a transaction.
+func (s *Store) DefinitionsTx(ctx context.Context, tx *sql.Tx, names []string) ([]Def, error) {
+	return definitions(ctx, tx, names)
+}
+
+func definitions(ctx context.Context, db querier, names []string) ([]Def, error) {
+	// The file entity's qualified name is the file's path; joining it rather
+	// than files lets the indexer resolve before it writes the file rows.
+	const q = `SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname
+		FROM entities e JOIN entities f ON f.id = e.file_id LEFT JOIN entities p ON p.id = e.parent_id AND p.kind != 'file'
+		WHERE e.kind NOT IN ('file', 'heading', 'variable')`
+	var out []Def
+	scan := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return classify(fmt.Errorf("load definitions: %w", err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d Def
+			if err := rows.Scan(&d.ID, &d.FileID, &d.Kind, &d.Name, &d.ParentName, &d.Path); err != nil {
+				return classify(err)
+			}
+			out = append(out, d)
+		}
+		return classify(rows.Err())
+	}
+	if names == nil {
+		return out, scan(db.QueryContext(ctx, q))
+	}
+	for start := 0; start < len(names); start += 500 {
+		chunk := names[start:min(start+500, len(names))]
+		if err := scan(db.QueryContext(ctx, q+` AND e.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Refs returns stored references that originate in fileIDs or whose name is
+// in names, with their row ids (for re-resolution).
+func (s *Store) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Ref, error) {
+	return refs(ctx, s.db, fileIDs, names)
+}
+
+// RefsTx is Refs inside a transaction.
+func (s *Store) RefsTx(ctx context.Context, tx *sql.Tx, fileIDs []int64, names []string) ([]Ref, error) {
+	return refs(ctx, tx, fileIDs, names)
+}
+
+func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]Ref, error) {
+	var out []Ref
+	scan := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return classify(fmt.Errorf("load refs: %w", err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Ref
+			var dst sql.NullInt64
+			if err := rows.Scan(&r.RowID, &r.SrcID, &r.FileID, &r.Kind, &r.Name, &r.Qualifier, &r.Line, &dst); err != nil {
+				return classify(err)
+			}
+			r.DstID = dst.Int64
+			out = append(out, r)
+		}
+		return classify(rows.Err())
+	}
+	const q = `SELECT rowid, src_id, file_id, kind, name, qualifier, line, dst_id FROM refs WHERE `
+	for start := 0; start < len(fileIDs); start += 500 {
+		chunk := fileIDs[start:min(start+500, len(fileIDs))]
+		if err := scan(db.QueryContext(ctx, q+`file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)); err != nil {
+			return nil, err
+		}
+	}
+	for start := 0; start < len(names); start += 500 {
+		chunk := names[start:min(start+500, len(names))]
+		if err := scan(db.QueryContext(ctx, q+`name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Edge is a resolved reference between two entities.
+type Edge struct {
+	Src, Dst int64
+	Kind     RefKind
+}
+
+// EdgesFrom returns resolved references leaving any of ids (callees,
+// referenced types, imported files).
+func (s *Store) EdgesFrom(ctx context.Context, ids []int64, limit int) ([]Edge, error) {
+	return s.edges(ctx, `src_id`, ids, limit)
+}
+
+// EdgesTo returns resolved references arriving at any of ids (callers,
+// users, importers).
+func (s *Store) EdgesTo(ctx context.Context, ids []int64, limit int) ([]Edge, error) {
+	return s.edges(ctx, `dst_id`, ids, limit)
+}
+
+func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) ([]Edge, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if len(ids) > 900 {
+		ids = ids[:900]
+	}
+	args := append(int64Args(ids), limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id LIMIT ?`, args...)
+	if err != nil {
+		return nil, classify(fmt.Errorf("load edges: %w", err))
+	}
+	defer rows.Close()
+	var out []Edge
+	for rows.Next() {
+		var e Edge
+		if err := rows.Scan(&e.Src, &e.Dst, &e.Kind); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, e)
+	}
+	return out, classify(rows.Err())
+}
+
+// RefsFrom returns the references (resolved or not) made by an entity.
+func (s *Store) RefsFrom(ctx context.Context, id int64) ([]Ref, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, src_id, file_id, kind, name, qualifier, line, coalesce(dst_id, 0) FROM refs WHERE src_id = ? ORDER BY line`, id)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	var out []Ref
+	for rows.Next() {
+		var r Ref
+		if err := rows.Scan(&r.RowID, &r.SrcID, &r.FileID, &r.Kind, &r.Name, &r.Qualifier, &r.Line, &r.DstID); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, r)
+	}
+	return out, classify(rows.Err())
+}
+
+// Hit is a full-text match.
+type Hit struct {
+	ID    int64
+	Score float64 // higher is better
+}
+
+// FieldWeights weight the full-text columns in BM25F order: name, qualified
+// name, path, signature, doc, body.
+type FieldWeights [6]float64
+
+// Search runs a full-text query over analyzed terms: terms are OR-ed and
+// scored with FTS5's BM25 using the field weights.
+func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limit int) ([]Hit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?`,
+		w[0], w[1], w[2], w[3], w[4], w[5]), b.String(), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("full-text search: %w", err))
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, h)
+	}
+	return out, classify(rows.Err())
+}
+
+// Stats summarises the index.
+type Stats struct {
+	Files, Parsed, Skipped int
+	Entities               int
+	Refs, Resolved         int
+	ByKind                 map[string]int
+	ByLang                 map[string]int
+	SkipReasons            map[string]int
+	Bytes                  int64 // index file size
+}
+
+// Stats counts what the index holds.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{ByKind: map[string]int{}, ByLang: map[string]int{}, SkipReasons: map[string]int{}}
+	q := func(query string, dst ...any) error {
+		return classify(s.db.QueryRowContext(ctx, query).Scan(dst...))
+	}
+	if err := q(`SELECT count(*), coalesce(sum(skip = ''), 0) FROM files`, &st.Files, &st.Parsed); err != nil {
+		return st, err
+	}
+	st.Skipped = st.Files - st.Parsed
+	if err := q(`SELECT count(*) FROM entities`, &st.Entities); err != nil {
+		return st, err
+	}
+	if err := q(`SELECT count(*), count(dst_id) FROM refs`, &st.Refs, &st.Resolved); err != nil {
+		return st, err
+	}
+	group := func(query string, m map[string]int) error {
+		rows, err := s.db.QueryContext(ctx, query)
+		if err != nil {
+			return classify(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				return err
+			}
+			m[k] = n
+		}
+		return rows.Err()
+	}
+	if err := group(`SELECT kind, count(*) FROM entities GROUP BY kind`, st.ByKind); err != nil {
+		return st, err
+	}
+	if err := group(`SELECT lang, count(*) FROM files WHERE skip = '' GROUP BY lang`, st.ByLang); err != nil {
+		return st, err
+	}
+	if err := group(`SELECT skip, count(*) FROM files WHERE skip != '' GROUP BY skip`, st.SkipReasons); err != nil {
+		return st, err
+	}
+	var pages, pageSize int64
+	if err := q(`PRAGMA page_count`, &pages); err != nil {
+		return st, err
+	}
+	if err := q(`PRAGMA page_size`, &pageSize); err != nil {
+		return st, err
+	}
+	st.Bytes = pages * pageSize
+	return st, nil
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, v := range ids {
+		out[i] = v
+	}
+	return out
+}
+
+func stringArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
+}
+
+// TermStat is a term's document frequency.
+type TermStat struct {
+	Term string
+	Docs int
+}
+
+// TermStats returns the document frequency of each term that occurs in the
+// full-text index, and the number of indexed documents.
+func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
+	out := make(map[string]int, len(terms))
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'documents'), (SELECT count(*) FROM entities))`).Scan(&total); err != nil {
+		return nil, 0, classify(err)
+	}
+	if len(terms) == 0 {
+		return out, total, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM fts_vocab WHERE term IN (`+placeholders(len(terms))+`)`, stringArgs(terms)...)
+	if err != nil {
+		return nil, 0, classify(fmt.Errorf("term statistics: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, 0, classify(err)
+		}
+		out[t] = n
+	}
+	return out, total, classify(rows.Err())
+}
+
+// FilesByPathSuffix returns parsed files whose path equals suffix or ends
+// with "/"+suffix, at most limit.
+func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int) ([]File, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files
+		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT ?3`, suffix, escapeLike(suffix), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("files ending with %s: %w", suffix, err))
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, f)
+	}
+	return out, classify(rows.Err())
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// SearchTerm runs a one-term full-text query and returns the best limit
+// documents with their BM25F score for that term.
+func (s *Store) SearchTerm(ctx context.Context, term string, w FieldWeights, limit int) ([]Hit, error) {
+	return s.Search(ctx, []string{term}, w, limit)
+}

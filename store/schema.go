@@ -1,0 +1,119 @@
+package store
+
+// applicationID marks a SQLite file as a ctxls index ("ctx1"), so that a
+// foreign database at the same path is recognised and never written into.
+const applicationID = 0x63747831
+
+// SchemaVersion is the version of the schema this build writes. An index
+// with another version is migrated when a migration exists, else rebuilt
+// (the index is a cache of the workspace, so rebuilding loses nothing).
+const SchemaVersion = 1
+
+// migrations[v] upgrades a database from version v to v+1. migrations[0]
+// creates the schema.
+var migrations = []string{
+	0: `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per tracked file. id is the file entity's id.
+CREATE TABLE files (
+	id         INTEGER PRIMARY KEY,
+	path       TEXT NOT NULL UNIQUE,
+	lang       TEXT NOT NULL,
+	size       INTEGER NOT NULL,
+	mtime      INTEGER NOT NULL,
+	hash       TEXT NOT NULL,
+	skip       TEXT NOT NULL DEFAULT '',  -- why the file was not parsed; '' when it was
+	note       TEXT NOT NULL DEFAULT '',  -- e.g. syntax errors, repaired encoding
+	pkg        TEXT NOT NULL DEFAULT '',
+	indexed_at INTEGER NOT NULL
+);
+
+-- Entities, including one "file" entity per parsed file. ids are stable
+-- hashes of (path, kind, qualified name, ordinal) so that edges from other
+-- files survive a re-index of the target's file.
+CREATE TABLE entities (
+	id         INTEGER PRIMARY KEY,
+	file_id    INTEGER NOT NULL,
+	parent_id  INTEGER,
+	kind       TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	qname      TEXT NOT NULL,
+	start_line INTEGER NOT NULL,
+	end_line   INTEGER NOT NULL,
+	signature  TEXT NOT NULL DEFAULT '',
+	doc        TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX entities_file ON entities(file_id);
+CREATE INDEX entities_name ON entities(name COLLATE NOCASE);
+
+-- References from an entity to a name: calls, references, extends,
+-- implements, imports. dst_id is the resolved target entity, NULL when the
+-- name did not resolve (the name is kept: retrieval matches on it).
+CREATE TABLE refs (
+	src_id    INTEGER NOT NULL,
+	file_id   INTEGER NOT NULL,
+	kind      INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	qualifier TEXT NOT NULL DEFAULT '',
+	line      INTEGER NOT NULL,
+	dst_id    INTEGER
+);
+CREATE INDEX refs_file ON refs(file_id);
+CREATE INDEX refs_name ON refs(name);
+CREATE INDEX refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL;
+
+-- Full-text index over analyzed terms (analysis happens in Go, see package
+-- analyzer); contentless, one row per entity with rowid = entities.id.
+CREATE VIRTUAL TABLE fts USING fts5(
+	name, qname, path, signature, doc, body,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+-- Document frequencies of terms, for query-side IDF and the relevance gate.
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+
+-- Session state shared by short-lived hook processes (package collect).
+CREATE TABLE session_pending (
+	session  TEXT NOT NULL,
+	key      TEXT NOT NULL,           -- source:id
+	source   TEXT NOT NULL,
+	id       TEXT NOT NULL,
+	content  TEXT NOT NULL,
+	priority INTEGER NOT NULL,        -- 0 critical .. 3 low
+	metadata TEXT NOT NULL DEFAULT '{}',
+	created  INTEGER NOT NULL,
+	PRIMARY KEY (session, key)
+) WITHOUT ROWID;
+CREATE TABLE session_injected (
+	session TEXT NOT NULL,
+	key     TEXT NOT NULL,
+	hash    TEXT NOT NULL,
+	at      INTEGER NOT NULL,
+	PRIMARY KEY (session, key)
+) WITHOUT ROWID;
+CREATE TABLE session_stats (
+	session    TEXT PRIMARY KEY,
+	injections INTEGER NOT NULL DEFAULT 0,
+	dedup_hits INTEGER NOT NULL DEFAULT 0,
+	updated    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Editor and assistant activity (server, hooks): the working set.
+CREATE TABLE activity (
+	id      INTEGER PRIMARY KEY,
+	at      INTEGER NOT NULL,         -- UnixMilli
+	session TEXT NOT NULL DEFAULT '',
+	origin  TEXT NOT NULL,            -- editor | assistant
+	type    TEXT NOT NULL,            -- file_open | file_edit | file_close | symbol_hover | selection | prompt | tool
+	path    TEXT NOT NULL DEFAULT '',
+	symbols TEXT NOT NULL DEFAULT '', -- space-separated
+	line    INTEGER NOT NULL DEFAULT 0,
+	text    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX activity_at ON activity(at);
+`,
+}

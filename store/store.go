@@ -1,0 +1,253 @@
+// Package store keeps the workspace index in one SQLite file,
+// <root>/.ctxls/index.db: files, entities, references and a full-text index.
+//
+// The store is the state shared by the long-running language server and the
+// short-lived hook and CLI processes. It runs in WAL mode so that any number
+// of readers proceed while one process writes; writers take the write lock
+// up front (BEGIN IMMEDIATE) and wait for each other with a busy timeout.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// DirName is the per-workspace directory holding the index and ctxls's
+// other state files.
+const DirName = ".ctxls"
+
+// ErrNoIndex is returned by Open in read-only mode when no index exists.
+var ErrNoIndex = errors.New("no index: run 'ctxls index' first")
+
+// ErrCorrupt is returned when the index file is damaged or is not a ctxls
+// index. Writers recover by moving it aside and rebuilding.
+var ErrCorrupt = errors.New("index is corrupt or not a ctxls index")
+
+// Store is an open index.
+type Store struct {
+	db       *sql.DB
+	path     string
+	readOnly bool
+	// Recovered is set when Open moved a corrupt or foreign file aside and
+	// started a new index; it holds where the old file went.
+	Recovered string
+}
+
+// Dir returns the state directory of a workspace root.
+func Dir(root string) string { return filepath.Join(root, DirName) }
+
+// Path returns the index file of a workspace root.
+func Path(root string) string { return filepath.Join(Dir(root), "index.db") }
+
+// Options control Open.
+type Options struct {
+	// ReadOnly opens an existing index for queries only; it never creates,
+	// migrates or repairs.
+	ReadOnly bool
+	// BusyTimeout is how long a statement waits for another process's lock.
+	// Zero means 5 s.
+	BusyTimeout time.Duration
+}
+
+// Open opens the index of the workspace at root. A writer creates the state
+// directory and the schema as needed, and replaces a corrupt, foreign or
+// outdated index with a new one (see Store.Recovered).
+func Open(ctx context.Context, root string, opts Options) (*Store, error) {
+	path := Path(root)
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNoIndex
+		}
+		s, err := open(ctx, path, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.check(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	if err := ensureDir(Dir(root)); err != nil {
+		return nil, err
+	}
+	s, err := open(ctx, path, opts)
+	if err == nil {
+		err = s.check(ctx)
+		if errors.Is(err, errOutdated) || errors.Is(err, errEmpty) {
+			err = s.migrate(ctx)
+		}
+		if err == nil {
+			return s, nil
+		}
+		s.Close()
+	}
+	if !errors.Is(err, ErrCorrupt) {
+		return nil, err
+	}
+	// Move the damaged file aside (never delete what we do not understand)
+	// and start over.
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("move aside corrupt index %s: %w", path, rerr)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	s, err = open(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Recovered = aside
+	return s, nil
+}
+
+func open(ctx context.Context, path string, opts Options) (*Store, error) {
+	busy := opts.BusyTimeout
+	if busy == 0 {
+		busy = 5 * time.Second
+	}
+	dsn := "file:" + path + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
+		"&_txlock=immediate&_foreign_keys=0&_cache_size=-32000"
+	if opts.ReadOnly {
+		dsn += "&mode=ro"
+	} else {
+		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
+	}
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, classify(fmt.Errorf("open index %s: %w", path, err))
+	}
+	return s, nil
+}
+
+var (
+	errEmpty    = errors.New("index is empty")
+	errOutdated = errors.New("index schema is outdated")
+)
+
+// check verifies that the file is a ctxls index of a known version.
+func (s *Store) check(ctx context.Context) error {
+	var appID, userVersion int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return classify(fmt.Errorf("read index header: %w", err))
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&userVersion); err != nil {
+		return classify(fmt.Errorf("read index header: %w", err))
+	}
+	switch {
+	case appID == 0 && userVersion == 0:
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+			return classify(err)
+		}
+		if n != 0 {
+			return fmt.Errorf("%w: %s holds another application's tables", ErrCorrupt, s.path)
+		}
+		if s.readOnly {
+			return ErrNoIndex
+		}
+		return errEmpty
+	case appID != applicationID:
+		return fmt.Errorf("%w: %s has application id %#x", ErrCorrupt, s.path, appID)
+	case userVersion == SchemaVersion:
+		return nil
+	case userVersion < SchemaVersion && !s.readOnly:
+		return errOutdated
+	default:
+		// A newer or unknown schema: a reader cannot use it; a writer
+		// rebuilds (the index is derived data).
+		if s.readOnly {
+			return fmt.Errorf("index %s has schema version %d, this ctxls reads %d: run 'ctxls index'", s.path, userVersion, SchemaVersion)
+		}
+		return fmt.Errorf("%w: %s has unknown schema version %d", ErrCorrupt, s.path, userVersion)
+	}
+}
+
+// migrate brings the schema to SchemaVersion inside one transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(fmt.Errorf("migrate index: %w", err))
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return classify(err)
+	}
+	for ; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return classify(fmt.Errorf("migrate index to version %d: %w", v+1, err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// classify maps SQLite's corruption errors to ErrCorrupt.
+func classify(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB) {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return err
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the database for packages that own tables of their own
+// (activity, collector state). Callers must not touch the index tables.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Path returns the index file's path.
+func (s *Store) Path() string { return s.path }
+
+// ensureDir creates the state directory with a .gitignore that keeps all of
+// it out of version control.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		if err := WriteFileAtomic(gi, []byte("# Created by ctxls: everything here is derived state.\n*\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Meta returns a value from the meta table ("" when absent).
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, classify(err)
+}
+
+// SetMeta stores a value in the meta table.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+	return classify(err)
+}

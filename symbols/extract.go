@@ -1,0 +1,607 @@
+package symbols
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Extractor parses files and runs the languages' queries. It reuses one
+// parser per language; use one Extractor per goroutine.
+type Extractor struct {
+	parsers map[string]*sitter.Parser
+	cursor  *sitter.QueryCursor
+}
+
+// NewExtractor returns an Extractor. Compiled queries are shared by all.
+func NewExtractor() *Extractor {
+	return &Extractor{parsers: map[string]*sitter.Parser{}, cursor: sitter.NewQueryCursor()}
+}
+
+// Close releases the parsers.
+func (x *Extractor) Close() {
+	for _, p := range x.parsers {
+		p.Close()
+	}
+	x.cursor.Close()
+}
+
+// Extract is a convenience wrapper around a temporary Extractor.
+func Extract(ctx context.Context, path string, src []byte) (*File, error) {
+	x := NewExtractor()
+	defer x.Close()
+	return x.Extract(ctx, path, src)
+}
+
+// Extract parses src as the language of path and returns what it declares
+// and references. A file with syntax errors yields what tree-sitter
+// recovered, with HasErrors set.
+func (x *Extractor) Extract(ctx context.Context, path string, src []byte) (*File, error) {
+	f, tree, err := x.ExtractIncremental(ctx, path, nil, src)
+	if tree != nil {
+		tree.Close()
+	}
+	return f, err
+}
+
+// ExtractIncremental is Extract for callers that keep the syntax tree of a
+// buffer between edits (the language server): old, if not nil, must have
+// been edited with Tree.Edit to match src. The caller owns the returned tree.
+func (x *Extractor) ExtractIncremental(ctx context.Context, path string, old *sitter.Tree, src []byte) (*File, *sitter.Tree, error) {
+	lang, ok := LanguageFor(path)
+	if !ok {
+		return nil, nil, fmt.Errorf("extract %s: unsupported language", path)
+	}
+	q, err := lang.compiled()
+	if err != nil {
+		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
+	}
+	p := x.parsers[lang.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(lang.grammar())
+		x.parsers[lang.Name] = p
+	}
+	tree, err := p.ParseCtx(ctx, old, src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
+	}
+	if tree == nil {
+		return nil, nil, fmt.Errorf("extract %s: parse returned no tree", path)
+	}
+	root := tree.RootNode()
+	f := &File{Path: path, Language: lang.Name, HasErrors: root.HasError()}
+	e := &extraction{src: src, q: q, pred: lang.hasPredicates, lang: lang.Name, f: f, declared: map[uint32]bool{}}
+	e.run(x.cursor, root)
+	return f, tree, nil
+}
+
+// Capture names used by the query files.
+const (
+	capName      = "name"
+	capQualifier = "qualifier"
+	capReceiver  = "receiver"
+	capPath      = "path"
+	capAlias     = "alias"
+	capImport    = "import"
+	capPackage   = "package"
+	capDoc       = "doc"
+	defPrefix    = "def."
+	refPrefix    = "ref."
+)
+
+type def struct {
+	kind       Kind
+	node       *sitter.Node
+	name       string
+	receiver   string
+	start, end uint32
+	doc        string
+	level      int // headings
+}
+
+type ref struct {
+	kind      EdgeKind
+	name      string
+	qualifier string
+	at        uint32 // start of the reference
+	nameAt    uint32 // start of the name: one name, one reference
+	line      int
+}
+
+type extraction struct {
+	src  []byte
+	q    *sitter.Query
+	pred []bool
+	lang string
+	f    *File
+	defs []def
+	refs []ref
+	// declared holds the start of every declared name: a declaration's own
+	// name is not a reference.
+	declared map[uint32]bool
+}
+
+func (e *extraction) text(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	s, end := n.StartByte(), n.EndByte()
+	if end > uint32(len(e.src)) || s > end {
+		return ""
+	}
+	return string(e.src[s:end])
+}
+
+func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
+	cur.Exec(e.q, root)
+	for {
+		m, ok := cur.NextMatch()
+		if !ok {
+			break
+		}
+		if int(m.PatternIndex) < len(e.pred) && e.pred[m.PatternIndex] {
+			m = cur.FilterPredicates(m, e.src)
+		}
+		var main *sitter.Node
+		var mainName string
+		var name, qual, recv, ipath, alias, doc *sitter.Node
+		for _, c := range m.Captures {
+			cn := e.q.CaptureNameForId(c.Index)
+			node := c.Node
+			switch {
+			case cn == capName:
+				if name == nil {
+					name = node
+				}
+			case cn == capQualifier:
+				qual = node
+			case cn == capReceiver:
+				recv = node
+			case cn == capPath:
+				ipath = node
+			case cn == capAlias:
+				alias = node
+			case cn == capDoc:
+				doc = node
+			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage:
+				main, mainName = node, cn
+			}
+		}
+		if main == nil {
+			continue
+		}
+		switch {
+		case mainName == capPackage:
+			if e.f.Package == "" {
+				e.f.Package = strings.TrimSpace(e.text(name))
+			}
+		case mainName == capImport:
+			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
+			if p != "" {
+				e.f.Imports = append(e.f.Imports, Import{Path: p, Alias: strings.TrimSpace(e.text(alias)), Line: int(main.StartPoint().Row) + 1})
+			}
+		case strings.HasPrefix(mainName, defPrefix):
+			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
+				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte()}
+			if d.kind == KindHeading {
+				d.name, d.level = headingText(e.text(main))
+			}
+			if doc != nil {
+				d.doc = cleanDoc(e.text(doc))
+			}
+			if d.name == "" {
+				continue
+			}
+			if name != nil {
+				e.declared[name.StartByte()] = true
+			}
+			e.defs = append(e.defs, d)
+		case strings.HasPrefix(mainName, refPrefix):
+			n := strings.TrimSpace(e.text(name))
+			if n == "" || len(n) > 200 {
+				continue
+			}
+			q := strings.TrimSpace(e.text(qual))
+			if len(q) > 80 {
+				q = q[len(q)-80:]
+			}
+			e.refs = append(e.refs, ref{kind: EdgeKind(mainName[len(refPrefix):]), name: n, qualifier: normaliseQualifier(q),
+				at: main.StartByte(), nameAt: name.StartByte(), line: int(main.StartPoint().Row) + 1})
+		}
+	}
+	e.finish()
+}
+
+// finish orders definitions, links parents, computes qualified names,
+// signatures and docs, and attributes references to their enclosing entity.
+func (e *extraction) finish() {
+	sort.SliceStable(e.defs, func(a, b int) bool {
+		if e.defs[a].start != e.defs[b].start {
+			return e.defs[a].start < e.defs[b].start
+		}
+		return e.defs[a].end > e.defs[b].end
+	})
+	// Merge duplicates (two patterns matching one declaration): keep the
+	// more specific kind and any doc either found.
+	dd := e.defs[:0]
+	for _, d := range e.defs {
+		if n := len(dd); n > 0 && d.start == dd[n-1].start && d.end == dd[n-1].end && d.name == dd[n-1].name {
+			last := &dd[n-1]
+			if last.doc == "" {
+				last.doc = d.doc
+			}
+			if last.kind == KindVariable || last.kind == KindConstant {
+				last.kind = d.kind
+			}
+			if last.receiver == "" {
+				last.receiver = d.receiver
+			}
+			continue
+		}
+		dd = append(dd, d)
+	}
+	e.defs = dd
+	if e.lang == "markdown" {
+		e.sections()
+	}
+	ents := make([]Entity, len(e.defs))
+	var stack []int
+	for i := range e.defs {
+		d := &e.defs[i]
+		for len(stack) > 0 && e.defs[stack[len(stack)-1]].end <= d.start {
+			stack = stack[:len(stack)-1]
+		}
+		parent := -1
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		if d.kind == KindHeading {
+			parent = -1
+			for j := i - 1; j >= 0; j-- {
+				if e.defs[j].level < d.level && e.defs[j].end >= d.end {
+					parent = j
+					break
+				}
+			}
+		}
+		kind := d.kind
+		if kind == KindFunction && parent >= 0 && isType(e.defs[parent].kind) {
+			kind = KindMethod
+		}
+		ents[i] = Entity{
+			Kind: kind, Name: d.name, Parent: parent,
+			StartLine: int(d.node.StartPoint().Row) + 1, EndLine: endLine(d.node, e.src, d.end),
+			StartByte: d.start, EndByte: d.end,
+		}
+		if kind != KindHeading {
+			ents[i].Signature = e.signature(d.node)
+			ents[i].Doc = d.doc
+			if ents[i].Doc == "" {
+				ents[i].Doc = e.leadingComment(d.node)
+			}
+		}
+		stack = append(stack, i)
+	}
+	// Go methods (and Rust impl items) name their receiver type: attach them
+	// to that type when this file declares it.
+	byName := map[string]int{}
+	for i, en := range ents {
+		if isType(en.Kind) {
+			if _, dup := byName[en.Name]; !dup {
+				byName[en.Name] = i
+			}
+		}
+	}
+	for i := range e.defs {
+		if r := e.defs[i].receiver; r != "" {
+			ents[i].Kind = KindMethod
+			if t, ok := byName[r]; ok && ents[i].Parent < 0 {
+				ents[i].Parent = t
+			}
+		}
+	}
+	for i := range ents {
+		ents[i].QualName = e.qualName(ents, i)
+	}
+	e.f.Entities = ents
+
+	// References: innermost enclosing entity, deduplicated.
+	type key struct {
+		from            int
+		kind            EdgeKind
+		name, qualifier string
+	}
+	// Several patterns can match one name (a type in a qualified type, a
+	// called type): keep the most specific reference per name position.
+	best := map[uint32]int{}
+	for i, r := range e.refs {
+		j, ok := best[r.nameAt]
+		if !ok || refRank(r) > refRank(e.refs[j]) {
+			best[r.nameAt] = i
+		}
+	}
+	seen := map[key]bool{}
+	for i, r := range e.refs {
+		if best[r.nameAt] != i || e.declared[r.nameAt] {
+			continue
+		}
+		from := -1
+		for i := range ents {
+			if ents[i].StartByte > r.at {
+				break
+			}
+			if r.at < ents[i].EndByte && ents[i].Kind != KindHeading {
+				from = i
+			}
+		}
+		k := key{from, r.kind, r.name, r.qualifier}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		e.f.Refs = append(e.f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, Line: r.line})
+	}
+}
+
+// refRank orders references to one name: an explicit relation beats a
+// call, a call beats a plain reference, and a qualified one beats a bare one.
+func refRank(r ref) int {
+	rank := 0
+	switch r.kind {
+	case EdgeExtends, EdgeImplements:
+		rank = 4
+	case EdgeCalls:
+		rank = 2
+	}
+	if r.qualifier != "" {
+		rank++
+	}
+	return rank
+}
+
+// qualName joins package, enclosing entities (or the receiver type) and the
+// name with dots.
+func (e *extraction) qualName(ents []Entity, i int) string {
+	parts := []string{ents[i].Name}
+	if e.defs[i].receiver != "" && (ents[i].Parent < 0 || ents[ents[i].Parent].Name != e.defs[i].receiver) {
+		parts = append(parts, e.defs[i].receiver)
+	}
+	for p := ents[i].Parent; p >= 0; p = ents[p].Parent {
+		if ents[p].Kind == KindModule && e.f.Package != "" && ents[p].Name == e.f.Package {
+			continue
+		}
+		if ents[i].Kind == KindHeading {
+			break
+		}
+		parts = append(parts, ents[p].Name)
+	}
+	if e.f.Package != "" && ents[i].Kind != KindHeading && !(ents[i].Kind == KindModule && ents[i].Name == e.f.Package) {
+		parts = append(parts, strings.ReplaceAll(e.f.Package, "\\", "."))
+	}
+	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
+		parts[l], parts[r] = parts[r], parts[l]
+	}
+	return strings.Join(parts, ".")
+}
+
+// sections extends Markdown headings to the end of their section.
+func (e *extraction) sections() {
+	for i := range e.defs {
+		d := &e.defs[i]
+		if d.kind != KindHeading {
+			continue
+		}
+		end := uint32(len(e.src))
+		for j := i + 1; j < len(e.defs); j++ {
+			if e.defs[j].kind == KindHeading && e.defs[j].level <= d.level {
+				end = e.defs[j].start
+				break
+			}
+		}
+		d.end = end
+	}
+}
+
+func isType(k Kind) bool {
+	return k == KindClass || k == KindStruct || k == KindInterface || k == KindEnum || k == KindType || k == KindModule
+}
+
+// endLine is the 1-based last line of a range ending at end.
+func endLine(n *sitter.Node, src []byte, end uint32) int {
+	if end == n.EndByte() {
+		pt := n.EndPoint()
+		if pt.Column == 0 && pt.Row > n.StartPoint().Row {
+			return int(pt.Row)
+		}
+		return int(pt.Row) + 1
+	}
+	if end > uint32(len(src)) {
+		end = uint32(len(src))
+	}
+	line := strings.Count(string(src[:end]), "\n")
+	if end > 0 && src[end-1] != '\n' {
+		line++
+	}
+	return max(line, int(n.StartPoint().Row)+1)
+}
+
+// maxSignature bounds a signature's length.
+const maxSignature = 200
+
+// signature is the declaration's header: its text up to the body,
+// whitespace-collapsed.
+func (e *extraction) signature(n *sitter.Node) string {
+	start, end := n.StartByte(), n.EndByte()
+	if body := n.ChildByFieldName("body"); body != nil && body.StartByte() > start {
+		end = body.StartByte()
+	} else if i := strings.IndexByte(string(e.src[start:min(end, start+400)]), '\n'); i >= 0 {
+		end = start + uint32(i)
+	}
+	if end-start > 1000 {
+		end = start + 1000
+	}
+	// Drop comment lines between a header and its body.
+	lines := strings.Split(string(e.src[start:end]), "\n")
+	kept := lines[:0]
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if i > 0 && (strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
+			continue
+		}
+		if j := strings.Index(l, " # "); j >= 0 && (e.lang == "python" || e.lang == "ruby") {
+			l = l[:j]
+		}
+		kept = append(kept, l)
+	}
+	s := strings.Join(strings.Fields(strings.Join(kept, " ")), " ")
+	s = strings.TrimRight(s, " {:=")
+	return capString(s, maxSignature)
+}
+
+// leadingComment returns the comment block that ends on the line before n
+// (or before the wrapper n sits in: export, decorators, templates).
+func (e *extraction) leadingComment(n *sitter.Node) string {
+	for target := n; target != nil; target = target.Parent() {
+		if c := e.commentBefore(target); c != "" {
+			return c
+		}
+		p := target.Parent()
+		if p == nil || !isWrapper(p.Type()) {
+			return ""
+		}
+	}
+	return ""
+}
+
+func isWrapper(t string) bool {
+	switch t {
+	case "export_statement", "decorated_definition", "template_declaration", "attribute_item",
+		"type_declaration", "const_declaration", "var_declaration",
+		"lexical_declaration", "variable_declaration", "ambient_declaration", "field_declaration_list":
+		return true
+	}
+	return false
+}
+
+func (e *extraction) commentBefore(n *sitter.Node) string {
+	var parts []string
+	line := int(n.StartPoint().Row)
+	for s := n.PrevSibling(); s != nil; s = s.PrevSibling() {
+		t := s.Type()
+		if t == "attribute_item" || t == "decorator" || t == "annotation" || t == "marker_annotation" {
+			line = int(s.StartPoint().Row)
+			continue
+		}
+		if !strings.Contains(t, "comment") {
+			break
+		}
+		if int(s.EndPoint().Row) < line-1 {
+			break
+		}
+		parts = append(parts, e.text(s))
+		line = int(s.StartPoint().Row)
+		if len(parts) > 60 {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
+		parts[l], parts[r] = parts[r], parts[l]
+	}
+	return cleanDoc(strings.Join(parts, "\n"))
+}
+
+// maxDoc bounds a doc comment's length.
+const maxDoc = 1000
+
+// cleanDoc strips comment markers and docstring quotes.
+func cleanDoc(s string) string {
+	s = strings.TrimSpace(s)
+	for _, q := range []string{`"""`, `'''`} {
+		if strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && len(s) >= 6 {
+			s = s[3 : len(s)-3]
+		}
+	}
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "--"} {
+			if strings.HasPrefix(l, p) {
+				l = l[len(p):]
+				break
+			}
+		}
+		l = strings.TrimSuffix(l, "*/")
+		l = strings.TrimPrefix(strings.TrimSpace(l), "* ")
+		if l == "*" {
+			l = ""
+		}
+		out = append(out, strings.TrimSpace(l))
+	}
+	return capString(strings.TrimSpace(strings.Join(out, "\n")), maxDoc)
+}
+
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// receiverName reduces a receiver type expression to its type name:
+// "*Server" → "Server", "List[T]" → "List".
+func receiverName(s string) string {
+	s = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "*&("))
+	if i := strings.IndexAny(s, "[<( "); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndexAny(s, ".:"); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// normaliseQualifier writes a qualifier with dots whatever the language's
+// separator, and drops call parentheses and generic arguments.
+func normaliseQualifier(q string) string {
+	if q == "" {
+		return ""
+	}
+	r := strings.NewReplacer("::", ".", "->", ".", "?.", ".", "\\", ".")
+	q = strings.TrimPrefix(r.Replace(q), "new ")
+	if i := strings.IndexAny(q, "(<["); i >= 0 {
+		q = q[:i]
+	}
+	q = strings.Join(strings.Fields(q), "")
+	return strings.Trim(q, ".")
+}
+
+// headingText returns a Markdown heading's text and level.
+func headingText(s string) (string, int) {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first := strings.TrimSpace(lines[0])
+	level := 0
+	for level < len(first) && first[level] == '#' {
+		level++
+	}
+	if level == 0 {
+		// Setext heading: the underline decides the level.
+		level = 1
+		if strings.HasPrefix(strings.TrimSpace(lines[len(lines)-1]), "-") {
+			level = 2
+		}
+		return first, level
+	}
+	return strings.TrimSpace(strings.TrimRight(first[level:], "# ")), level
+}

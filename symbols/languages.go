@@ -1,0 +1,110 @@
+package symbols
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
+	"github.com/smacker/go-tree-sitter/csharp"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	markdown "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown"
+	"github.com/smacker/go-tree-sitter/php"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+//go:embed queries/*.scm
+var queryFiles embed.FS
+
+// Language describes one supported language: its grammar and its query.
+type Language struct {
+	// Name is the language's identifier ("go", "typescript", ...).
+	Name string
+	// Extensions are the file name suffixes it claims, with the dot.
+	Extensions []string
+	// Names are whole file names it claims (e.g. "Rakefile").
+	Names []string
+
+	grammar func() *sitter.Language
+	// sep joins qualified name parts ("." for most, "::" never: names are
+	// normalised to dots so that queries can match any language alike).
+	once  sync.Once
+	query *sitter.Query
+	// hasPredicates[i] says pattern i has #eq?/#match? predicates, which
+	// need filtering (looked up once: the binding allocates per call).
+	hasPredicates []bool
+	err           error
+}
+
+// registry lists the supported languages: adding one is a query file in
+// queries/ and a line here.
+var registry = []*Language{
+	{Name: "go", Extensions: []string{".go"}, grammar: golang.GetLanguage},
+	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, grammar: typescript.GetLanguage},
+	{Name: "tsx", Extensions: []string{".tsx"}, grammar: tsx.GetLanguage},
+	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, grammar: javascript.GetLanguage},
+	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage},
+	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
+	{Name: "java", Extensions: []string{".java"}, grammar: java.GetLanguage},
+	{Name: "c", Extensions: []string{".c", ".h"}, grammar: c.GetLanguage},
+	{Name: "cpp", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
+	{Name: "csharp", Extensions: []string{".cs"}, grammar: csharp.GetLanguage},
+	{Name: "ruby", Extensions: []string{".rb", ".rake", ".gemspec"}, Names: []string{"Rakefile", "Gemfile"}, grammar: ruby.GetLanguage},
+	{Name: "php", Extensions: []string{".php"}, grammar: php.GetLanguage},
+	{Name: "markdown", Extensions: []string{".md", ".markdown"}, grammar: markdown.GetLanguage},
+}
+
+// Languages returns all registered languages.
+func Languages() []*Language { return registry }
+
+// LanguageFor returns the language of a path by file name or extension.
+func LanguageFor(p string) (*Language, bool) {
+	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	lower := strings.ToLower(base)
+	for _, l := range registry {
+		for _, n := range l.Names {
+			if n == base {
+				return l, true
+			}
+		}
+	}
+	for _, l := range registry {
+		for _, ext := range l.Extensions {
+			if strings.HasSuffix(lower, ext) && len(lower) > len(ext) {
+				return l, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// compiled returns the language's query, compiling it once.
+func (l *Language) compiled() (*sitter.Query, error) {
+	l.once.Do(func() {
+		src, err := queryFiles.ReadFile("queries/" + l.Name + ".scm")
+		if err != nil {
+			l.err = fmt.Errorf("query for %s: %w", l.Name, err)
+			return
+		}
+		l.query, l.err = sitter.NewQuery(src, l.grammar())
+		if l.err != nil {
+			l.err = fmt.Errorf("compile query for %s: %w", l.Name, l.err)
+			return
+		}
+		l.hasPredicates = make([]bool, l.query.PatternCount())
+		for i := range l.hasPredicates {
+			l.hasPredicates[i] = len(l.query.PredicatesForPattern(uint32(i))) > 0
+		}
+	})
+	return l.query, l.err
+}

@@ -1,0 +1,28 @@
+(function_declaration name: (identifier) @name) @def.function
+(function_signature name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(interface_declaration name: (type_identifier) @name) @def.interface
+(type_alias_declaration name: (type_identifier) @name) @def.type
+(enum_declaration name: (identifier) @name) @def.enum
+(internal_module name: (identifier) @name) @def.module
+(method_definition name: (property_identifier) @name) @def.method
+(method_signature name: (property_identifier) @name) @def.method
+(abstract_method_signature name: (property_identifier) @name) @def.method
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+
+(extends_clause value: (identifier) @name) @ref.extends
+(extends_clause value: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @ref.extends
+(implements_clause (type_identifier) @name) @ref.implements
+(extends_type_clause type: (type_identifier) @name) @ref.extends
+(call_expression function: (identifier) @name) @ref.calls
+(call_expression function: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @ref.calls
+(new_expression constructor: (identifier) @name) @ref.calls
+(type_identifier) @name @ref.references
+
+(import_statement source: (string (string_fragment) @path)) @import
+(call_expression function: (identifier) @_fn arguments: (arguments . (string (string_fragment) @path)) (#eq? @_fn "require")) @import

@@ -1,0 +1,9 @@
+package broken
+
+func Good() {}
+
+func Bad( {
+	x :=
+}
+
+type Fine struct{}

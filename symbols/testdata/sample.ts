@@ -1,0 +1,17 @@
+import { helper } from './util';
+
+/** A shape with an area. */
+export interface Shape {
+  area(): number;
+}
+
+// Circle is round.
+export class Circle extends Base implements Shape {
+  constructor(private r: number) { super(); }
+  area(): number { return helper(this.r) * Math.PI; }
+}
+
+export type ID = string;
+export enum Color { Red, Green }
+export const double = (a: number): number => a * 2;
+export function make(): Circle { return new Circle(1); }
