@@ -141,7 +141,14 @@ func (w *walker) dir(ctx context.Context, abs string, rel []string, inherited []
 		if matcher.Match(childRel, false) {
 			continue
 		}
-		info, err := os.Stat(childAbs)
+		// For a regular file the directory entry's lstat is the stat.
+		var info fs.FileInfo
+		var err error
+		if mode&fs.ModeSymlink != 0 {
+			info, err = os.Stat(childAbs)
+		} else {
+			info, err = e.Info()
+		}
 		if err != nil {
 			continue
 		}

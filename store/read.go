@@ -163,11 +163,23 @@ func definitions(ctx context.Context, db querier, names []string) ([]Def, error)
 	}
 	for start := 0; start < len(names); start += 500 {
 		chunk := names[start:min(start+500, len(names))]
-		if err := scan(db.QueryContext(ctx, q+` AND e.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
+		// COLLATE NOCASE lets the lookup use entities_name; exact case is
+		// checked below.
+		if err := scan(db.QueryContext(ctx, q+` AND e.name COLLATE NOCASE IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	exact := out[:0]
+	for _, d := range out {
+		if want[d.Name] {
+			exact = append(exact, d)
+		}
+	}
+	return exact, nil
 }
 
 // Refs returns stored references that originate in fileIDs or whose name is

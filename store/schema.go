@@ -47,8 +47,7 @@ CREATE TABLE entities (
 	signature  TEXT NOT NULL DEFAULT '',
 	doc        TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX entities_file ON entities(file_id);
-CREATE INDEX entities_name ON entities(name COLLATE NOCASE);
+-- (secondary indexes: see secondaryIndexes)
 
 -- References from an entity to a name: calls, references, extends,
 -- implements, imports. dst_id is the resolved target entity, NULL when the
@@ -62,9 +61,7 @@ CREATE TABLE refs (
 	line      INTEGER NOT NULL,
 	dst_id    INTEGER
 );
-CREATE INDEX refs_file ON refs(file_id);
-CREATE INDEX refs_name ON refs(name);
-CREATE INDEX refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL;
+-- (secondary indexes: see secondaryIndexes)
 
 -- Full-text index over analyzed terms (analysis happens in Go, see package
 -- analyzer); contentless, one row per entity with rowid = entities.id.
@@ -117,3 +114,17 @@ CREATE TABLE activity (
 CREATE INDEX activity_at ON activity(at);
 `,
 }
+
+// secondaryIndexes are created after the tables. A cold index run drops them
+// and builds them once at the end, which is several times faster than
+// maintaining them row by row; Open recreates any that a killed run left
+// missing.
+var secondaryIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS entities_file ON entities(file_id)`,
+	`CREATE INDEX IF NOT EXISTS entities_name ON entities(name COLLATE NOCASE)`,
+	`CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id)`,
+	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
+	`CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL`,
+}
+
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_file", "refs_name", "refs_dst"}

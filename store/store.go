@@ -86,6 +86,9 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 			err = s.migrate(ctx)
 		}
 		if err == nil {
+			err = s.ensureIndexes(ctx)
+		}
+		if err == nil {
 			return s, nil
 		}
 		s.Close()
@@ -106,6 +109,10 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.ensureIndexes(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -250,4 +257,21 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 	_, err := s.db.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
 	return classify(err)
+}
+
+// ensureIndexes creates missing secondary indexes.
+func (s *Store) ensureIndexes(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('entities_file', 'entities_name', 'refs_file', 'refs_name', 'refs_dst')`).Scan(&n); err != nil {
+		return classify(err)
+	}
+	if n == len(secondaryIndexes) {
+		return nil
+	}
+	for _, q := range secondaryIndexes {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return classify(fmt.Errorf("create index: %w", err))
+		}
+	}
+	return nil
 }

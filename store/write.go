@@ -127,21 +127,22 @@ func (w *Writer) UpsertFile(ctx context.Context, f *File) error {
 	return nil
 }
 
-// EntityNames returns the names of a file's entities (before a replace, to
-// know which references elsewhere need re-resolution).
-func (w *Writer) EntityNames(ctx context.Context, fileID int64) ([]string, error) {
-	rows, err := w.tx.QueryContext(ctx, `SELECT DISTINCT name FROM entities WHERE file_id = ? AND kind != 'file'`, fileID)
+// EntityKeys returns the ids and names of a file's entities (before a
+// replace, to know which references elsewhere need re-resolution).
+func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]string, error) {
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, name FROM entities WHERE file_id = ? AND kind != 'file'`, fileID)
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	var out []string
+	out := map[int64]string{}
 	for rows.Next() {
+		var id int64
 		var n string
-		if err := rows.Scan(&n); err != nil {
+		if err := rows.Scan(&id, &n); err != nil {
 			return nil, classify(err)
 		}
-		out = append(out, n)
+		out[id] = n
 	}
 	return out, classify(rows.Err())
 }
@@ -211,4 +212,25 @@ func placeholders(n int) string {
 		return ""
 	}
 	return strings.Repeat("?,", n-1) + "?"
+}
+
+// DropIndexes drops the secondary indexes before a bulk load; CreateIndexes
+// (or the next Open) restores them.
+func (w *Writer) DropIndexes(ctx context.Context) error {
+	for _, n := range secondaryIndexNames {
+		if _, err := w.tx.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
+			return classify(err)
+		}
+	}
+	return nil
+}
+
+// CreateIndexes builds the secondary indexes.
+func (w *Writer) CreateIndexes(ctx context.Context) error {
+	for _, q := range secondaryIndexes {
+		if _, err := w.tx.ExecContext(ctx, q); err != nil {
+			return classify(fmt.Errorf("create index: %w", err))
+		}
+	}
+	return nil
 }

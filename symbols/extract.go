@@ -75,7 +75,7 @@ func (x *Extractor) ExtractIncremental(ctx context.Context, path string, old *si
 	}
 	root := tree.RootNode()
 	f := &File{Path: path, Language: lang.Name, HasErrors: root.HasError()}
-	e := &extraction{src: src, q: q, pred: lang.hasPredicates, lang: lang.Name, f: f, declared: map[uint32]bool{}}
+	e := &extraction{src: src, q: q, pred: lang.hasPredicates, captures: lang.captures, lang: lang.Name, f: f, declared: map[uint32]bool{}}
 	e.run(x.cursor, root)
 	return f, tree, nil
 }
@@ -114,13 +114,14 @@ type ref struct {
 }
 
 type extraction struct {
-	src  []byte
-	q    *sitter.Query
-	pred []bool
-	lang string
-	f    *File
-	defs []def
-	refs []ref
+	src      []byte
+	q        *sitter.Query
+	pred     []bool
+	captures []string
+	lang     string
+	f        *File
+	defs     []def
+	refs     []ref
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
@@ -151,7 +152,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		var mainName string
 		var name, qual, recv, ipath, alias, doc *sitter.Node
 		for _, c := range m.Captures {
-			cn := e.q.CaptureNameForId(c.Index)
+			cn := e.captures[c.Index]
 			node := c.Node
 			switch {
 			case cn == capName:

@@ -43,7 +43,10 @@ type Language struct {
 	// hasPredicates[i] says pattern i has #eq?/#match? predicates, which
 	// need filtering (looked up once: the binding allocates per call).
 	hasPredicates []bool
-	err           error
+	// captures[i] is the name of capture i (looked up once: each lookup is
+	// a cgo call, and there is one per captured node).
+	captures []string
+	err      error
 }
 
 // registry lists the supported languages: adding one is a query file in
@@ -100,6 +103,10 @@ func (l *Language) compiled() (*sitter.Query, error) {
 		if l.err != nil {
 			l.err = fmt.Errorf("compile query for %s: %w", l.Name, l.err)
 			return
+		}
+		l.captures = make([]string, l.query.CaptureCount())
+		for i := range l.captures {
+			l.captures[i] = l.query.CaptureNameForId(uint32(i))
 		}
 		l.hasPredicates = make([]bool, l.query.PatternCount())
 		for i := range l.hasPredicates {

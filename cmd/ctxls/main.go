@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -18,7 +19,16 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// CTXLS_CPUPROFILE=file writes a CPU profile of the command, for
+	// performance work on real trees.
+	if p := os.Getenv("CTXLS_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
 	code := run(ctx, os.Args[1:])
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }
