@@ -123,7 +123,7 @@ var codeStopWords = map[string]struct{}{
 	"else": {}, "elif": {}, "import": {}, "package": {}, "public": {},
 	"private": {}, "static": {}, "void": {}, "new": {}, "class": {}, "struct": {},
 	"type": {}, "interface": {}, "go": {}, "pass": {}, "begin": {}, "end": {},
-	"todo": {}, "http": {}, "https": {}, "www": {}, "com": {},
+	"todo": {}, "www": {}, "com": {},
 }
 
 // forEachWord yields maximal runs of identifier characters (letters, digits,

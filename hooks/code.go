@@ -99,7 +99,7 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 		for _, it := range s.Items {
 			out = append(out, collect.Entry{
 				Source: "code", ID: fmt.Sprintf("%s#%s", it.Path, it.QName), Priority: prio,
-				Content:  retrieval.RenderItem(&it),
+				Content:  strings.TrimSpace(retrieval.RenderItem(&it)),
 				Metadata: map[string]any{"section": s.Title, "relevance": it.Relevance},
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/store"
 )
@@ -96,7 +97,7 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 	seen := map[int64]bool{}
 	items := 0
 	for _, r := range resp.Results {
-		if items >= opts.MaxSections*3 {
+		if items >= opts.MaxSections {
 			break
 		}
 		e := r.Entity
@@ -232,7 +233,11 @@ func RenderItem(it *Item) string {
 	}
 	switch {
 	case it.Excerpt != "":
-		fmt.Fprintf(&b, "```%s\n%s\n```\n", fenceLang(it.Path), it.Excerpt)
+		fence := "```"
+		for strings.Contains(it.Excerpt, fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "%s%s\n%s\n%s\n", fence, fenceLang(it.Path), it.Excerpt, fence)
 	case it.Signature != "":
 		fmt.Fprintf(&b, "`%s`\n", it.Signature)
 	}
@@ -321,7 +326,11 @@ func (s *sourceCache) excerpt(rel string, from, to int) string {
 	for i := from - 1; i < to; i++ {
 		l := strings.TrimRight(string(lines[i]), " \t\r")
 		if len(l) > 240 {
-			l = l[:240] + "…"
+			cut := 240
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut] + "…"
 		}
 		b.WriteString(l)
 		if i < to-1 {

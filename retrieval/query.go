@@ -90,7 +90,11 @@ const (
 	wGraph   = 0.15
 	wActive  = 0.10
 
-	perTermLimit = 300
+	perTermLimit = 200
+	// maxTerms bounds the terms searched per query (the most informative).
+	maxTerms = 24
+	// completeTop is how many leading candidates get exact scores.
+	completeTop = 40
 	// maxDocShare drops terms that occur in more than this share of all
 	// documents from matching: they cost time and carry almost no signal.
 	maxDocShare = 0.08
@@ -158,12 +162,19 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	sort.Slice(terms, func(a, b int) bool { return idf[terms[a]]*weights[terms[a]] > idf[terms[b]]*weights[terms[b]] })
 	matchedTerms := 0
+	var searched []string
 	for _, t := range terms {
 		n := df[t]
-		if n == 0 || (total > 0 && float64(n)/float64(total) > maxDocShare) || matchedTerms >= 24 {
+		if total > 0 && float64(n)/float64(total) > maxDocShare {
+			// Too common to discriminate: neither matched nor counted.
+			idfMass -= idf[t] * weights[t]
+			continue
+		}
+		if n == 0 || matchedTerms >= maxTerms {
 			continue
 		}
 		matchedTerms++
+		searched = append(searched, t)
 		hits, err := st.Search(ctx, []string{t}, fieldWeights, perTermLimit)
 		if err != nil {
 			return nil, err
@@ -176,6 +187,12 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			}
 			c.matched[t] = true
 		}
+	}
+	// Each term's list holds only its best documents: complete the scores
+	// and term matches of the leading candidates, which decide the ranking
+	// and the relevance gate.
+	if err := complete(ctx, st, cands, searched, weights); err != nil {
+		return nil, err
 	}
 	for _, c := range cands {
 		var m float64
@@ -215,14 +232,33 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return nil, err
 	}
 
-	// 5. Fuse.
+	// 5. Fuse. Entities are loaded only for the candidates that can still
+	// make the cut: the provisional score ignores only the test-file
+	// demotion, which can lower a score but never raise it.
 	var maxLex float64
 	for _, c := range cands {
 		maxLex = math.Max(maxLex, c.lex)
 	}
+	provisional := func(c *cand) float64 {
+		lexN := 0.0
+		if maxLex > 0 {
+			lexN = c.lex / maxLex
+		}
+		return wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active
+	}
 	ids := make([]int64, 0, len(cands))
 	for id := range cands {
 		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		pa, pb := provisional(cands[ids[a]]), provisional(cands[ids[b]])
+		if pa != pb {
+			return pa > pb
+		}
+		return ids[a] < ids[b]
+	})
+	if keep := max(10*req.Limit, 150); len(ids) > keep {
+		ids = ids[:keep]
 	}
 	ents, err := st.EntitiesByID(ctx, ids)
 	if err != nil {
@@ -230,7 +266,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	wantTests := mentionsTests(req.Text)
 	results := make([]Result, 0, len(cands))
-	for id, c := range cands {
+	for _, id := range ids {
+		c := cands[id]
 		e, ok := ents[id]
 		if !ok {
 			continue // a stale edge target
@@ -239,7 +276,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if maxLex > 0 {
 			lexN = c.lex / maxLex
 		}
-		score := wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active
+		score := provisional(c)
 		if !wantTests && isTestPath(e.Path) {
 			score *= 0.6
 		}
@@ -331,4 +368,49 @@ func isTestPath(p string) bool {
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
 		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
+}
+
+// complete adds, for the leading lexical candidates, the contribution of
+// searched terms whose top lists they were not in.
+func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
+	top := make([]*cand, 0, len(cands))
+	for _, c := range cands {
+		if c.lex > 0 {
+			top = append(top, c)
+		}
+	}
+	sort.Slice(top, func(a, b int) bool {
+		if top[a].lex != top[b].lex {
+			return top[a].lex > top[b].lex
+		}
+		return top[a].id < top[b].id
+	})
+	if len(top) > completeTop {
+		top = top[:completeTop]
+	}
+	if len(top) == 0 {
+		return nil
+	}
+	for _, t := range terms {
+		var ids []int64
+		for _, c := range top {
+			if !c.matched[t] {
+				ids = append(ids, c.id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		scores, err := st.ScoreDocs(ctx, t, fieldWeights, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range top {
+			if sc, ok := scores[c.id]; ok {
+				c.lex += weights[t] * sc
+				c.matched[t] = true
+			}
+		}
+	}
+	return nil
 }

@@ -470,3 +470,28 @@ func escapeLike(s string) string {
 func (s *Store) SearchTerm(ctx context.Context, term string, w FieldWeights, limit int) ([]Hit, error) {
 	return s.Search(ctx, []string{term}, w, limit)
 }
+
+// ScoreDocs returns, for one term, the BM25F score of each of ids that
+// contains it (ids without the term are absent).
+func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids []int64) (map[int64]float64, error) {
+	out := map[int64]float64{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := append([]any{`"` + strings.ReplaceAll(term, `"`, `""`) + `"`}, int64Args(ids)...)
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts, %g, %g, %g, %g, %g, %g) FROM fts WHERE fts MATCH ? AND rowid IN (`+placeholders(len(ids))+`)`,
+		w[0], w[1], w[2], w[3], w[4], w[5]), args...)
+	if err != nil {
+		return nil, classify(fmt.Errorf("score documents: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var sc float64
+		if err := rows.Scan(&id, &sc); err != nil {
+			return nil, classify(err)
+		}
+		out[id] = sc
+	}
+	return out, classify(rows.Err())
+}

@@ -67,7 +67,7 @@ CREATE TABLE refs (
 -- analyzer); contentless, one row per entity with rowid = entities.id.
 CREATE VIRTUAL TABLE fts USING fts5(
 	name, qname, path, signature, doc, body,
-	content='', contentless_delete=1, detail=column,
+	content='', contentless_delete=1, detail=full,
 	tokenize='unicode61 remove_diacritics 0'
 );
 -- Document frequencies of terms, for query-side IDF and the relevance gate.
@@ -124,7 +124,8 @@ var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS entities_name ON entities(name COLLATE NOCASE)`,
 	`CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id)`,
 	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
+	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	`CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL`,
 }
 
-var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_file", "refs_name", "refs_dst"}
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_file", "refs_name", "refs_src", "refs_dst"}

@@ -32,7 +32,7 @@ func (f *queryFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	cmd.Flags().StringArrayVar(&f.active, "active-file", nil, "a file in play (repeatable; the first is the active one)")
 	cmd.Flags().BoolVar(&f.refresh, "refresh", false, "update the index before querying")
-	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: retrieval.minRelevance from config)")
+	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: 0 for query, which ranks whatever matches; retrieval.minRelevance from config for context)")
 }
 
 // open validates the arguments and opens the index, refreshing it if asked.
@@ -66,9 +66,6 @@ func (f *queryFlags) open(ctx context.Context, args []string) (string, config.Co
 	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
 	if err != nil {
 		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
-	}
-	if f.minRelevance < 0 {
-		f.minRelevance = cfg.Retrieval.MinRelevance
 	}
 	return abs, cfg, st, text, nil
 }
@@ -106,6 +103,11 @@ entities. With --json it prints one object:
 				return err
 			}
 			defer st.Close()
+			// query ranks whatever matches (each result carries its
+			// relevance); only an explicit threshold makes it abstain.
+			if f.minRelevance < 0 {
+				f.minRelevance = 0
+			}
 			resp, err := retrieval.Query(cmd.Context(), st, f.request(abs, text, limit))
 			if err != nil {
 				return err
@@ -214,6 +216,9 @@ func newContextCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			if f.minRelevance < 0 {
+				f.minRelevance = cfg.Retrieval.MinRelevance
+			}
 			if cmd.Flags().Changed("max-tokens") {
 				if maxTokens <= 0 {
 					return usagef("--max-tokens must be positive")

@@ -1,0 +1,302 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+const authGo = `package auth
+
+// AuthService checks credentials against the user store.
+type AuthService struct{ users map[string]string }
+
+// Login verifies a password and returns a session token.
+func (a *AuthService) Login(user, password string) (string, error) {
+	if a.users[user] != password {
+		return "", ErrDenied
+	}
+	return issueToken(user), nil
+}
+
+func issueToken(user string) string { return "t-" + user }
+`
+
+const handlerGo = `package auth
+
+// HandleLogin is the HTTP entry point for logins.
+func HandleLogin(svc *AuthService, user, pw string) string {
+	tok, _ := svc.Login(user, pw)
+	return tok
+}
+`
+
+// workspace returns an indexed temporary workspace.
+func workspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
+	os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644)
+	os.WriteFile(filepath.Join(root, "auth", "handler.go"), []byte(handlerGo), 0o644)
+	os.WriteFile(filepath.Join(root, "auth", "errors.go"), []byte("package auth\n\nimport \"errors\"\n\n// ErrDenied is returned for a wrong password.\nvar ErrDenied = errors.New(\"denied\")\n"), 0o644)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func bin(t *testing.T) string {
+	b := os.Getenv("CTXLS_BIN")
+	if b == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	return b
+}
+
+// hook runs the built binary as Claude Code does: JSON on stdin.
+func hook(t *testing.T, event string, stdin []byte) (stdout string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin(t), "hook", event)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code == -1 {
+		t.Fatalf("run hook: %v", err)
+	}
+	if _, known := Events[event]; known && errb.Len() > 0 {
+		t.Errorf("hook wrote to stderr: %s", errb.String())
+	}
+	return out.String(), code
+}
+
+func input(fields map[string]any) []byte {
+	b, _ := json.Marshal(fields)
+	return b
+}
+
+// context returns the additionalContext of a hook's output, checking the
+// output is exactly the documented JSON shape.
+func contextOf(t *testing.T, event, out string) string {
+	t.Helper()
+	if strings.TrimSpace(out) == "" {
+		return ""
+	}
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		t.Fatalf("invalid hook JSON %q: %v", out, err)
+	}
+	if o.HookSpecificOutput.HookEventName != Events[event] {
+		t.Errorf("hookEventName %q for %s", o.HookSpecificOutput.HookEventName, event)
+	}
+	if len(o.HookSpecificOutput.AdditionalContext) > DefaultBudget {
+		t.Errorf("additionalContext of %d chars exceeds the budget", len(o.HookSpecificOutput.AdditionalContext))
+	}
+	return o.HookSpecificOutput.AdditionalContext
+}
+
+func TestEventsThroughBinary(t *testing.T) {
+	root := workspace(t)
+	sess := "sess-1"
+	authPath := filepath.Join(root, "auth", "auth.go")
+
+	// A prompt about the code gets the code.
+	out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "hook_event_name": "UserPromptSubmit", "prompt": "Why does AuthService.Login reject valid passwords?"}))
+	ctx := contextOf(t, "user-prompt-submit", out)
+	if code != 0 || !strings.Contains(ctx, "AuthService.Login") {
+		t.Fatalf("user-prompt-submit: code %d context %q", code, ctx)
+	}
+	// The same prompt again: everything was already injected this session.
+	out, _ = hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+	if c := contextOf(t, "user-prompt-submit", out); c != "" {
+		t.Errorf("repeat prompt injected again: %q", c)
+	}
+	// camelCase keys (VS Code's agent) work alike, in a new session.
+	out, _ = hook(t, "user-prompt-submit", input(map[string]any{"sessionId": "sess-2", "cwd": root, "hookEventName": "UserPromptSubmit", "prompt": "how does issueToken build tokens"}))
+	if c := contextOf(t, "user-prompt-submit", out); !strings.Contains(c, "issueToken") {
+		t.Errorf("camelCase input: %q", c)
+	}
+	// Relevance gate: nothing about the code, nothing injected.
+	out, code = hook(t, "user-prompt-submit", input(map[string]any{"session_id": "sess-3", "cwd": root, "prompt": "write a short poem about autumn leaves"}))
+	if out != "" || code != 0 {
+		t.Errorf("unrelated prompt: code %d output %q", code, out)
+	}
+
+	// Before an edit: the file's outline and the callers of what changes.
+	out, _ = hook(t, "pre-tool-use", input(map[string]any{"session_id": sess, "cwd": root, "tool_name": "Edit",
+		"tool_input": map[string]any{"file_path": authPath, "old_string": "if a.users[user] != password {", "new_string": "if !check(a, user, password) {"}}))
+	c := contextOf(t, "pre-tool-use", out)
+	if !strings.Contains(c, "auth/auth.go") || !strings.Contains(c, "auth.HandleLogin") {
+		t.Errorf("pre-tool-use context lacks the file or the caller HandleLogin: %q", c)
+	}
+	// Not for a Read.
+	out, _ = hook(t, "pre-tool-use", input(map[string]any{"session_id": sess, "cwd": root, "tool_name": "Read", "tool_input": map[string]any{"file_path": authPath}}))
+	if out != "" {
+		t.Errorf("pre-tool-use on Read injected %q", out)
+	}
+
+	// After a Write: the file is re-indexed at once.
+	newFile := filepath.Join(root, "auth", "audit.go")
+	os.WriteFile(newFile, []byte("package auth\n\n// AuditTrail records logins.\nfunc AuditTrail(user string) { issueToken(user) }\n"), 0o644)
+	out, code = hook(t, "post-tool-use", input(map[string]any{"session_id": sess, "cwd": root, "tool_name": "Write",
+		"tool_input": map[string]any{"file_path": newFile, "content": "..."}, "tool_response": map[string]any{"success": true}}))
+	if code != 0 {
+		t.Fatalf("post-tool-use exit %d", code)
+	}
+	if c := contextOf(t, "post-tool-use", out); !strings.Contains(c, "issueToken") {
+		t.Errorf("post-tool-use context %q lacks the written file's neighbour issueToken", c)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := st.EntitiesByName(context.Background(), "AuditTrail", 5); len(ents) != 1 {
+		t.Errorf("written file not re-indexed by post-tool-use")
+	}
+	st.Close()
+
+	// Session start brings back the working set recorded by the tools.
+	out, _ = hook(t, "session-start", input(map[string]any{"session_id": "sess-next", "cwd": root, "source": "startup"}))
+	if c := contextOf(t, "session-start", out); !strings.Contains(c, "auth/audit.go") {
+		t.Errorf("session-start context lacks the working set: %q", c)
+	}
+	// Pre-compact answers nothing (it cannot inject) and clears dedup, so
+	// that a compact session start restores context.
+	if out, code := hook(t, "pre-compact", input(map[string]any{"session_id": sess, "cwd": root, "trigger": "auto"})); out != "" || code != 0 {
+		t.Errorf("pre-compact: %d %q", code, out)
+	}
+	out, _ = hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+	if c := contextOf(t, "user-prompt-submit", out); !strings.Contains(c, "AuthService.Login") {
+		t.Errorf("after compaction the context was not offered again: %q", c)
+	}
+	// post-tool-batch handles several calls.
+	out, code = hook(t, "post-tool-batch", input(map[string]any{"session_id": "sess-b", "cwd": root, "tool_calls": []any{
+		map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(root, "auth", "handler.go")}},
+	}}))
+	if code != 0 {
+		t.Errorf("post-tool-batch exit %d", code)
+	}
+	contextOf(t, "post-tool-batch", out)
+}
+
+func TestFailOpen(t *testing.T) {
+	root := workspace(t)
+	big := bytes.Repeat([]byte("a"), 10<<20)
+	cases := map[string][]byte{
+		"empty":      nil,
+		"malformed":  []byte(`{"session_id": "x", "prompt": `),
+		"not object": []byte(`[1,2,3]`),
+		"huge":       append(append([]byte(`{"cwd":"`+root+`","prompt":"`), big...), []byte(`"}`)...),
+		"non-utf8":   []byte("{\"cwd\":\"" + root + "\",\"prompt\":\"AuthService \xff\xfe Login\"}"),
+		"no index":   input(map[string]any{"cwd": t.TempDir(), "prompt": "AuthService"}),
+		"bad types":  []byte(`{"cwd": 12, "prompt": {"a": 1}}`),
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, ev := range []string{"user-prompt-submit", "post-tool-use", "session-start"} {
+				out, code := hook(t, ev, in)
+				if code != 0 {
+					t.Errorf("%s: exit %d", ev, code)
+				}
+				contextOf(t, ev, out) // empty or valid JSON
+			}
+		})
+	}
+	// A wrong event name is an installation error: usage exit code, no stdout.
+	out, code := hook(t, "no-such-event", nil)
+	if code != 2 || out != "" {
+		t.Errorf("unknown event: code %d out %q", code, out)
+	}
+	// A corrupt index: still exit 0, nothing printed.
+	os.WriteFile(store.Path(root), []byte("garbage"), 0o644)
+	out, code = hook(t, "user-prompt-submit", input(map[string]any{"cwd": root, "prompt": "AuthService"}))
+	if code != 0 || out != "" {
+		t.Errorf("corrupt index: code %d out %q", code, out)
+	}
+}
+
+// TestConcurrentHooks runs 20 hook processes of one session at once: no
+// duplicate injection and no "database is locked" failure.
+func TestConcurrentHooks(t *testing.T) {
+	root := workspace(t)
+	var wg sync.WaitGroup
+	outs := make([]string, 20)
+	codes := make([]int, 20)
+	for i := range outs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			outs[i], codes[i] = hook(t, "user-prompt-submit", input(map[string]any{"session_id": "same", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+		}(i)
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for i, out := range outs {
+		if codes[i] != 0 {
+			t.Errorf("process %d exit %d", i, codes[i])
+		}
+		for _, part := range strings.Split(contextOf(t, "user-prompt-submit", out), "\n\n---\n\n") {
+			if part != "" {
+				seen[firstLine(part)]++
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no process injected anything")
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("%q injected %d times", k, n)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log"))
+	if bytes.Contains(log, []byte("database is locked")) {
+		t.Errorf("lock errors in the log:\n%s", log)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func TestParseInputKeys(t *testing.T) {
+	in, err := ParseInput([]byte(`{"sessionId":"a","hookEventName":"PreToolUse","toolName":"Edit","toolInput":{"filePath":"/x/y.go","oldString":"a"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti := Tool(in.ToolInput)
+	if in.SessionID != "a" || in.ToolName != "Edit" || ti.FilePath != "/x/y.go" || ti.OldStr != "a" {
+		t.Fatalf("camelCase not normalised: %+v %+v", in, ti)
+	}
+	if _, err := ParseInput([]byte("   ")); err == nil {
+		t.Fatal("empty input accepted")
+	}
+	_ = time.Second
+}
