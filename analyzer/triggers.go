@@ -48,6 +48,7 @@ type Trigger struct {
 
 var (
 	// Qualified names: pkg.Name, Type::method, obj.method(), a.b.c.
+	reQualSep   = regexp.MustCompile(`\.|::|->|#`)
 	reQualified = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?`)
 	// Plain identifiers, filtered below by shape.
 	reIdent = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:\(\))?`)
@@ -130,6 +131,7 @@ func Message(text string) []Trigger {
 			add(TriggerSymbol, m[3], 0)
 		}
 	}
+	paths := map[string]bool{}
 	for _, m := range rePath.FindAllStringSubmatch(text, -1) {
 		p := m[1]
 		if isURLish(text, p) || !looksLikePath(p) {
@@ -139,6 +141,7 @@ func Message(text string) []Trigger {
 		if m[2] != "" {
 			line, _ = strconv.Atoi(m[2])
 		}
+		paths[p] = true
 		if line > 0 {
 			add(TriggerErrorLoc, p, line)
 		} else {
@@ -146,7 +149,7 @@ func Message(text string) []Trigger {
 		}
 	}
 	for _, m := range reDirPath.FindAllStringSubmatch(text, -1) {
-		if !isURLish(text, m[1]) && strings.Count(m[1], "/") >= 1 && !strings.Contains(m[1], "//") {
+		if !paths[m[1]] && !isURLish(text, m[1]) && strings.Count(m[1], "/") >= 1 && !strings.Contains(m[1], "//") {
 			add(TriggerPath, m[1], 0)
 		}
 	}
@@ -160,17 +163,23 @@ func Message(text string) []Trigger {
 			}
 		}
 	}
+	// Components of a qualified name are not mentions of their own:
+	// "AuthService.Login" is about Login, not about every AuthService.
+	component := map[string]bool{}
 	for _, q := range reQualified.FindAllString(text, -1) {
 		q = strings.TrimSuffix(q, "()")
 		if looksLikePath(q) || isURLish(text, q) || isSentenceDot(q) {
 			continue
 		}
 		add(TriggerSymbol, q, 0)
+		for _, p := range reQualSep.Split(q, -1) {
+			component[p] = true
+		}
 	}
 	for _, id := range reIdent.FindAllString(text, -1) {
 		call := strings.HasSuffix(id, "()")
 		id = strings.TrimSuffix(id, "()")
-		if commonWords[id] || (!call && !isCodeShaped(id)) {
+		if commonWords[id] || component[id] || (!call && !isCodeShaped(id)) {
 			continue
 		}
 		add(TriggerSymbol, id, 0)

@@ -36,6 +36,7 @@ func hashID(s string) int64 {
 const (
 	maxBodyTerms     = 300
 	maxFileBodyTerms = 1000
+	maxWholeTerms    = 4000
 )
 
 // builder turns an extraction into store rows. It is owned by one worker.
@@ -120,6 +121,7 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 		Signature: b.terms(strings.Join(imports, " ")),
 		Body:      b.distinct(own[len(sf.Entities)], maxFileBodyTerms),
 	})
+	fd.Whole = store.Doc{Path: fd.Docs[0].Path, Body: b.distinct([][]byte{src}, maxWholeTerms)}
 	for i := range sf.Entities {
 		e := &sf.Entities[i]
 		fd.Docs = append(fd.Docs, store.Doc{

@@ -37,6 +37,17 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 				return err
 			}
 			qual := strings.ToLower(strings.Join(parts, "."))
+			// A dotted name can be a module path: requests.compat,
+			// core.logx, os.path.
+			if len(parts) > 1 {
+				files, err := st.FilesByStem(ctx, strings.Join(parts, "/"), 4)
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					credit(f.ID, tr.Relevance/math.Sqrt(float64(len(files))), "module "+tr.Query)
+				}
+			}
 			n := float64(len(ents))
 			for _, e := range ents {
 				v := tr.Relevance / math.Sqrt(n)
@@ -57,7 +68,11 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 				return err
 			}
 			for _, f := range files {
-				credit(f.ID, tr.Relevance/math.Sqrt(float64(len(files))), "path "+tr.Query)
+				v := tr.Relevance / math.Sqrt(float64(len(files)))
+				if tr.Line > 0 {
+					v *= 0.5 // the entity at the line is the better answer
+				}
+				credit(f.ID, v, "path "+tr.Query)
 				if tr.Line > 0 {
 					e, ok, err := st.EntityAt(ctx, f.Path, tr.Line)
 					if err != nil {

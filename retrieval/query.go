@@ -91,6 +91,11 @@ const (
 	wActive  = 0.10
 
 	perTermLimit = 200
+	// perTermFiles is the depth of each term's whole-file list.
+	perTermFiles = 100
+	// testDemotion scales tests, test data and examples down unless the
+	// message is about tests: they are useful context but rarely the answer.
+	testDemotion = 0.6
 	// maxTerms bounds the terms searched per query (the most informative).
 	maxTerms = 24
 	// completeTop is how many leading candidates get exact scores.
@@ -98,12 +103,15 @@ const (
 	// maxDocShare drops terms that occur in more than this share of all
 	// documents from matching: they cost time and carry almost no signal.
 	maxDocShare = 0.08
+	// minCommonDocs keeps maxDocShare from dropping terms of small
+	// workspaces, where a few documents are already a large share.
+	minCommonDocs = 200
 )
 
 type cand struct {
 	id       int64
 	lex      float64
-	matched  map[string]bool
+	matched  map[string]float64 // term → its weighted BM25F contribution
 	exact    float64
 	active   float64
 	graph    float64
@@ -165,7 +173,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	var searched []string
 	for _, t := range terms {
 		n := df[t]
-		if total > 0 && float64(n)/float64(total) > maxDocShare {
+		if total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs {
 			// Too common to discriminate: neither matched nor counted.
 			idfMass -= idf[t] * weights[t]
 			continue
@@ -183,9 +191,9 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			c := get(h.ID)
 			c.lex += weights[t] * h.Score
 			if c.matched == nil {
-				c.matched = map[string]bool{}
+				c.matched = map[string]float64{}
 			}
-			c.matched[t] = true
+			c.matched[t] = weights[t] * h.Score
 		}
 	}
 	// Each term's list holds only its best documents: complete the scores
@@ -265,6 +273,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return nil, err
 	}
 	wantTests := mentionsTests(req.Text)
+	wantDocs := mentionsDocs(req.Text)
 	results := make([]Result, 0, len(cands))
 	for _, id := range ids {
 		c := cands[id]
@@ -276,9 +285,11 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if maxLex > 0 {
 			lexN = c.lex / maxLex
 		}
-		score := provisional(c)
-		if !wantTests && isTestPath(e.Path) {
-			score *= 0.6
+		score := provisional(c) * demotion(e.Path, wantTests, wantDocs)
+		if e.Kind == "file" {
+			// A file entity summarises its declarations (and matches on
+			// its path); among entities, the declarations are the answer.
+			score *= 0.5
 		}
 		rel := math.Max(c.exact, math.Max(c.active*0.8, relevanceOf(c.coverage)))
 		results = append(results, Result{
@@ -293,7 +304,11 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
-	resp.Files = aggregate(results, req.Limit)
+	files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, wantTests, wantDocs, req.Limit)
+	if err != nil {
+		return nil, err
+	}
+	resp.Files = files
 	if len(results) > req.Limit {
 		results = results[:req.Limit]
 	}
@@ -318,42 +333,33 @@ func relevanceOf(coverage float64) float64 {
 	return math.Min(1, coverage*1.25)
 }
 
-// aggregate ranks files by their best entities: the best one counts fully,
-// the next ones with diminishing weight, so a file with several strong
-// matches outranks a file with one.
-func aggregate(results []Result, limit int) []FileResult {
-	type acc struct {
-		scores []float64
-		rel    float64
+// demotion scales down tests and documentation unless the message is about
+// them: they are useful context but rarely where a change belongs.
+func demotion(p string, wantTests, wantDocs bool) float64 {
+	switch {
+	case !wantTests && isTestPath(p):
+		return testDemotion
+	case !wantDocs && isDocPath(p):
+		return testDemotion
 	}
-	byPath := map[string]*acc{}
-	var order []string
-	for _, r := range results {
-		a := byPath[r.Entity.Path]
-		if a == nil {
-			a = &acc{}
-			byPath[r.Entity.Path] = a
-			order = append(order, r.Entity.Path)
+	return 1
+}
+
+func mentionsDocs(text string) bool {
+	l := strings.ToLower(text)
+	for _, w := range []string{"readme", "doc", "changelog", "markdown", "guide", "example"} {
+		if strings.Contains(l, w) {
+			return true
 		}
-		if len(a.scores) < 3 {
-			a.scores = append(a.scores, r.Score)
-		}
-		a.rel = math.Max(a.rel, r.Relevance)
 	}
-	files := make([]FileResult, 0, len(order))
-	for _, p := range order {
-		a := byPath[p]
-		s := 0.0
-		for i, v := range a.scores {
-			s += v / float64(int(1)<<(2*i))
-		}
-		files = append(files, FileResult{Path: p, Score: s, Relevance: a.rel})
-	}
-	sort.SliceStable(files, func(a, b int) bool { return files[a].Score > files[b].Score })
-	if len(files) > limit {
-		files = files[:limit]
-	}
-	return files
+	return false
+}
+
+// isDocPath reports documentation and examples.
+func isDocPath(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
+		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
 }
 
 func mentionsTests(text string) bool {
@@ -394,7 +400,7 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 	for _, t := range terms {
 		var ids []int64
 		for _, c := range top {
-			if !c.matched[t] {
+			if _, ok := c.matched[t]; !ok {
 				ids = append(ids, c.id)
 			}
 		}
@@ -408,9 +414,150 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 		for _, c := range top {
 			if sc, ok := scores[c.id]; ok {
 				c.lex += weights[t] * sc
-				c.matched[t] = true
+				c.matched[t] = weights[t] * sc
 			}
 		}
 	}
 	return nil
+}
+
+// rankFiles scores files as wholes: a file's lexical evidence for a term is
+// its best entity's, its coverage is the union of what its entities match,
+// and exact, graph and activity signals come from its best entity. This
+// keeps the advantage of whole-file BM25 (evidence spread over a file adds
+// up) while entity-level fields keep names and signatures strong.
+func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, idf, weights map[string]float64, idfMass float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+	// Whole-file BM25: each file as one document of its distinct terms.
+	whole := map[int64]float64{}
+	wholeTerms := map[int64]map[string]bool{}
+	for _, t := range terms {
+		hits, err := st.SearchFiles(ctx, t, 2, 1, perTermFiles)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			whole[h.ID] += weights[t] * h.Score
+			if wholeTerms[h.ID] == nil {
+				wholeTerms[h.ID] = map[string]bool{}
+			}
+			wholeTerms[h.ID][t] = true
+		}
+	}
+	ids := make([]int64, 0, len(cands))
+	for id := range cands {
+		ids = append(ids, id)
+	}
+	fileOf, err := st.FileIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	type acc struct {
+		terms                map[string]float64
+		exact, graph, active float64
+		relevance            float64
+	}
+	files := map[int64]*acc{}
+	for id, c := range cands {
+		fid, ok := fileOf[id]
+		if !ok {
+			continue
+		}
+		a := files[fid]
+		if a == nil {
+			a = &acc{terms: map[string]float64{}}
+			files[fid] = a
+		}
+		for t, v := range c.matched {
+			a.terms[t] = math.Max(a.terms[t], v)
+		}
+		a.exact = math.Max(a.exact, c.exact)
+		a.graph = math.Max(a.graph, c.graph)
+		a.active = math.Max(a.active, c.active)
+	}
+	for fid := range whole {
+		if files[fid] == nil {
+			files[fid] = &acc{terms: map[string]float64{}}
+		}
+	}
+	type scored struct {
+		id         int64
+		lex, cov   float64
+		score, rel float64
+	}
+	var list []scored
+	var maxLex, maxWhole float64
+	for _, v := range whole {
+		maxWhole = math.Max(maxWhole, v)
+	}
+	for fid, a := range files {
+		var lex, m float64
+		for _, v := range a.terms {
+			lex += v
+		}
+		matched := map[string]bool{}
+		for t := range a.terms {
+			matched[t] = true
+		}
+		for t := range wholeTerms[fid] {
+			matched[t] = true
+		}
+		for t := range matched {
+			m += idf[t] * weights[t]
+		}
+		cov := 0.0
+		if idfMass > 0 {
+			cov = m / idfMass
+		}
+		maxLex = math.Max(maxLex, lex)
+		list = append(list, scored{id: fid, lex: lex, cov: cov})
+	}
+	for i := range list {
+		a := files[list[i].id]
+		lexN := 0.0
+		if maxLex > 0 {
+			lexN = list[i].lex / maxLex
+		}
+		// Magnitude and breadth count alike: a long file matching a few
+		// terms many times must not beat a file matching most of them.
+		wholeN := 0.0
+		if maxWhole > 0 {
+			wholeN = whole[list[i].id] / maxWhole
+		}
+		list[i].score = wLexical*(0.25*wholeN+0.5*lexN+0.25*list[i].cov) + wExact*a.exact + wGraph*a.graph + wActive*a.active
+		list[i].rel = math.Max(a.exact, math.Max(a.active*0.8, relevanceOf(list[i].cov)))
+	}
+	sort.Slice(list, func(a, b int) bool {
+		if list[a].score != list[b].score {
+			return list[a].score > list[b].score
+		}
+		return list[a].id < list[b].id
+	})
+	// Paths are needed for the test demotion; look at enough files that
+	// demoted ones can be replaced.
+	if len(list) > 4*limit {
+		list = list[:4*limit]
+	}
+	fids := make([]int64, len(list))
+	for i, f := range list {
+		fids[i] = f.id
+	}
+	ents, err := st.EntitiesByID(ctx, fids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileResult, 0, len(list))
+	for _, f := range list {
+		e, ok := ents[f.id]
+		if !ok {
+			continue
+		}
+		score := f.score
+		score *= demotion(e.Path, wantTests, wantDocs)
+		out = append(out, FileResult{Path: e.Path, Score: score, Relevance: f.rel})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }

@@ -495,3 +495,71 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 	}
 	return out, classify(rows.Err())
 }
+
+// FileIDs maps entity ids to the ids of their files.
+func (s *Store) FileIDs(ctx context.Context, ids []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	for start := 0; start < len(ids); start += 900 {
+		chunk := ids[start:min(start+900, len(ids))]
+		rows, err := s.db.QueryContext(ctx, `SELECT id, file_id FROM entities WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return nil, classify(fmt.Errorf("file ids: %w", err))
+		}
+		for rows.Next() {
+			var id, fid int64
+			if err := rows.Scan(&id, &fid); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			out[id] = fid
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
+		}
+	}
+	return out, nil
+}
+
+// FilesByStem returns files whose path without extension equals stem or ends
+// with "/"+stem (a module path such as "requests/compat" or "core/logx").
+func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files
+		WHERE (path LIKE ?1 || '.%' ESCAPE '\' OR path LIKE '%/' || ?1 || '.%' ESCAPE '\') AND skip = ''
+		ORDER BY length(path) LIMIT ?2`, escapeLike(stem), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("files with stem %s: %w", stem, err))
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
+			return nil, classify(err)
+		}
+		if strings.Count(strings.TrimPrefix(f.Path[strings.LastIndexByte(f.Path, '/')+1:], "."), ".") == 1 {
+			out = append(out, f)
+		}
+	}
+	return out, classify(rows.Err())
+}
+
+// SearchFiles runs a one-term query over whole-file documents and returns
+// the best limit files (by file id) with their BM25 score.
+func (s *Store) SearchFiles(ctx context.Context, term string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts_files, %g, %g) FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?`, pathWeight, bodyWeight),
+		`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("file search: %w", err))
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, h)
+	}
+	return out, classify(rows.Err())
+}

@@ -96,4 +96,6 @@ type FileData struct {
 	Entities []Entity
 	Refs     []Ref
 	Docs     []Doc
+	// Whole is the file's whole-file document: Path and Body are used.
+	Whole Doc
 }

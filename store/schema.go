@@ -70,6 +70,14 @@ CREATE VIRTUAL TABLE fts USING fts5(
 	content='', contentless_delete=1, detail=full,
 	tokenize='unicode61 remove_diacritics 0'
 );
+-- Whole-file documents: the distinct terms of each parsed file, rowid =
+-- files.id. File ranking uses them like whole-file BM25 retrieval does.
+CREATE VIRTUAL TABLE fts_files USING fts5(
+	path, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
+
 -- Document frequencies of terms, for query-side IDF and the relevance gate.
 CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
 

@@ -14,6 +14,7 @@ type Writer struct {
 	tx *sql.Tx
 
 	insFile, insEntity, insRef, insDoc *sql.Stmt
+	insWhole, delWhole                 *sql.Stmt
 	delDocs, delEntities, delRefs      *sql.Stmt
 	delFile, setDst                    *sql.Stmt
 }
@@ -47,6 +48,8 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		{&w.delRefs, `DELETE FROM refs WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM files WHERE id = ?`},
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
+		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) VALUES(?,?,?)`},
+		{&w.delWhole, `DELETE FROM fts_files WHERE rowid = ?`},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -67,7 +70,7 @@ func (w *Writer) Rollback() error { return w.tx.Rollback() }
 
 // clearFile removes a file's entities, references and documents.
 func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
-	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs} {
+	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs, w.delWhole} {
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -81,6 +84,9 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 	f := &fd.File
 	if err := w.PutEntities(ctx, f.ID, fd.Entities, fd.Docs, replace); err != nil {
 		return fmt.Errorf("store %s: %w", f.Path, err)
+	}
+	if err := w.PutWhole(ctx, f.ID, &fd.Whole); err != nil {
+		return err
 	}
 	if err := w.UpsertFile(ctx, f); err != nil {
 		return err
@@ -115,6 +121,18 @@ func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, d
 		if _, err := w.insDoc.ExecContext(ctx, d.ID, d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body); err != nil {
 			return classify(fmt.Errorf("store text of entity %d: %w", d.ID, err))
 		}
+	}
+	return nil
+}
+
+// PutWhole writes a file's whole-file document (after PutEntities cleared
+// the old one).
+func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
+	if d.Body == "" && d.Path == "" {
+		return nil
+	}
+	if _, err := w.insWhole.ExecContext(ctx, fileID, d.Path, d.Body); err != nil {
+		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
 }
@@ -154,6 +172,7 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 		`DELETE FROM fts WHERE rowid IN (SELECT id FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
 		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
 		`DELETE FROM refs WHERE file_id NOT IN (SELECT id FROM files)`,
+		`DELETE FROM fts_files WHERE rowid NOT IN (SELECT id FROM files)`,
 	} {
 		if _, err := w.tx.ExecContext(ctx, q); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))

@@ -36,8 +36,16 @@ func (f *queryFlags) register(cmd *cobra.Command) {
 }
 
 // open validates the arguments and opens the index, refreshing it if asked.
-func (f *queryFlags) open(ctx context.Context, args []string) (string, config.Config, *store.Store, string, error) {
+func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (string, config.Config, *store.Store, string, error) {
 	text := strings.Join(args, " ")
+	if text == "-" {
+		// The text on stdin: pasted logs and issues exceed argv limits.
+		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		if err != nil {
+			return "", config.Config{}, nil, "", fmt.Errorf("read query from stdin: %w", err)
+		}
+		text = string(data)
+	}
 	if strings.TrimSpace(text) == "" {
 		return "", config.Config{}, nil, "", usagef("empty query: pass the text to search for")
 	}
@@ -87,18 +95,18 @@ func newQueryCmd() *cobra.Command {
 		explain bool
 	)
 	cmd := &cobra.Command{
-		Use:   "query [flags] TEXT",
+		Use:   "query [flags] TEXT|-",
 		Short: "Rank the workspace's files and entities for a message",
 		Long: `Query analyzes TEXT (a prompt, an issue, an error), ranks entities by
 lexical, exact-mention and graph evidence, and prints the best files and
-entities. With --json it prints one object:
+entities ("-" reads TEXT from stdin). With --json it prints one object:
   {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit <= 0 {
 				return usagef("--limit must be positive")
 			}
-			abs, _, st, text, err := f.open(cmd.Context(), args)
+			abs, _, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
 			if err != nil {
 				return err
 			}
@@ -207,11 +215,11 @@ func newContextCmd() *cobra.Command {
 		maxTokens int
 	)
 	cmd := &cobra.Command{
-		Use:   "context [flags] TEXT",
+		Use:   "context [flags] TEXT|-",
 		Short: "Assemble the auto-context for a message within a token budget",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			abs, cfg, st, text, err := f.open(cmd.Context(), args)
+			abs, cfg, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
 			if err != nil {
 				return err
 			}

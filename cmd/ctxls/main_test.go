@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ctxls runs the built binary.
+func ctxls(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	cmd.Run()
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestCLIContract(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc main() { Greet() }\n"), 0o644)
+
+	if out, _, code := ctxls(t, root, "--version"); code != 0 || !strings.HasPrefix(out, "ctxls ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	// Before any index: a clear message and exit 1.
+	_, errOut, code := ctxls(t, root, "query", "Greet")
+	if code != 1 || !strings.Contains(errOut, "ctxls index") {
+		t.Errorf("query before index: %d %q", code, errOut)
+	}
+	if out, _, code := ctxls(t, root, "index", "--json"); code != 0 || !json.Valid([]byte(out)) {
+		t.Fatalf("index --json: %d %q", code, out)
+	}
+	out, _, code := ctxls(t, root, "query", "--json", "--limit", "3", "where is Greet")
+	var q struct {
+		Files []struct {
+			Path  string  `json:"path"`
+			Score float64 `json:"score"`
+		} `json:"files"`
+		Results []struct {
+			Path, Kind, Name string
+			Line             int
+			Score            float64
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &q); err != nil || code != 0 {
+		t.Fatalf("query --json: %d %v %q", code, err, out)
+	}
+	if len(q.Files) == 0 || q.Files[0].Path != "main.go" || q.Results[0].Name != "Greet" || q.Results[0].Line != 4 {
+		t.Errorf("query result: %+v", q)
+	}
+	if out, _, code := ctxls(t, root, "context", "Greet"); code != 0 || !strings.Contains(out, "<auto-context>") || !strings.Contains(out, "func Greet()") {
+		t.Errorf("context: %d %q", code, out)
+	}
+
+	usage := [][]string{
+		{"query"},                      // empty query
+		{"query", "   "},               // blank query
+		{"query", "--limit", "0", "x"}, // bad flag value
+		{"query", "--root", filepath.Join(root, "main.go"), "x"}, // root is a file
+		{"index", "--nope"},
+		{"no-such-command"},
+		{"symbols", "notes.txt"},
+	}
+	for _, args := range usage {
+		if _, errOut, code := ctxls(t, root, args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want usage error 2", args, code, errOut)
+		}
+	}
+	// A huge and a binary query are handled.
+	big := strings.Repeat("Greet ", 200000)
+	cmd := exec.Command(os.Getenv("CTXLS_BIN"), "query", "--root", root, "--json", "-")
+	cmd.Stdin = strings.NewReader(big)
+	if out, err := cmd.Output(); err != nil || !json.Valid(out) {
+		t.Errorf("1 MB query on stdin: %v %q", err, out)
+	}
+	if _, _, code := ctxls(t, root, "query", big[:100000]); code != 0 {
+		t.Errorf("100 kB query: exit %d", code)
+	}
+	if _, _, code := ctxls(t, root, "query", "\x01\x02\xff\xfe"); code != 0 {
+		t.Errorf("binary query: exit %d", code)
+	}
+	if out, _, code := ctxls(t, root, "stats", "--json"); code != 0 || !json.Valid([]byte(out)) {
+		t.Errorf("stats: %d %q", code, out)
+	}
+	if out, _, code := ctxls(t, root, "symbols", "main.go"); code != 0 || !strings.Contains(out, "function  main.Greet") {
+		t.Errorf("symbols: %d %q", code, out)
+	}
+}

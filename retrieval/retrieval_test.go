@@ -1,0 +1,195 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+var files = map[string]string{
+	"auth/service.go": `package auth
+
+// AuthService checks credentials against the user store.
+type AuthService struct{ users UserStore }
+
+// Login verifies a password and returns a session token.
+func (a *AuthService) Login(user, password string) (string, error) {
+	if !a.users.Check(user, password) {
+		return "", ErrDenied
+	}
+	return issueToken(user), nil
+}
+
+func issueToken(user string) string { return "t-" + user }
+`,
+	"auth/store.go": `package auth
+
+// UserStore keeps password hashes.
+type UserStore struct{ hashes map[string]string }
+
+// Check compares a password with the stored hash.
+func (s UserStore) Check(user, password string) bool { return s.hashes[user] == hash(password) }
+
+func hash(p string) string { return p }
+`,
+	"billing/invoice.go": `package billing
+
+// Invoice is a bill sent to a customer each month.
+type Invoice struct{ Total int }
+
+// Render formats an invoice as PDF bytes for the customer.
+func (i Invoice) Render() []byte { return nil }
+`,
+	"billing/invoice_test.go": `package billing
+
+import "testing"
+
+func TestRender(t *testing.T) { Invoice{}.Render() }
+`,
+}
+
+func indexed(t *testing.T) (string, *store.Store) {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(c), 0o644)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return root, st
+}
+
+func TestQueryRanking(t *testing.T) {
+	_, st := indexed(t)
+	tests := []struct {
+		name, text string
+		active     []string
+		wantFile   string
+		wantEntity string
+	}{
+		{"qualified symbol", "why does AuthService.Login fail?", nil, "auth/service.go", "auth.AuthService.Login"},
+		{"natural language", "how are invoices rendered as pdf for customers", nil, "billing/invoice.go", "billing.Invoice.Render"},
+		{"path", "look at auth/store.go please", nil, "auth/store.go", ""},
+		{"error location", "auth/store.go:7: invalid operation", nil, "auth/store.go", "auth.UserStore.Check"},
+		{"graph: callee of a named symbol", "the password check in Login", nil, "auth/service.go", ""},
+		{"active file breaks a tie", "hash", []string{"auth/store.go"}, "auth/store.go", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := Query(context.Background(), st, Request{Text: tt.text, ActiveFiles: tt.active, Limit: 5, MinRelevance: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Files) == 0 || resp.Files[0].Path != tt.wantFile {
+				t.Fatalf("files = %+v, want %s first", resp.Files, tt.wantFile)
+			}
+			if tt.wantEntity != "" && (len(resp.Results) == 0 || resp.Results[0].Entity.QName != tt.wantEntity) {
+				var got []string
+				for _, r := range resp.Results {
+					got = append(got, r.Entity.QName)
+				}
+				t.Fatalf("results = %v, want %s first", got, tt.wantEntity)
+			}
+			for i := 1; i < len(resp.Files); i++ {
+				if resp.Files[i].Score > resp.Files[i-1].Score {
+					t.Fatalf("files not sorted: %+v", resp.Files)
+				}
+			}
+		})
+	}
+}
+
+func TestTestsRankBelowCodeUnlessAsked(t *testing.T) {
+	_, st := indexed(t)
+	resp, _ := Query(context.Background(), st, Request{Text: "Invoice Render", Limit: 5, MinRelevance: -1})
+	if resp.Files[0].Path != "billing/invoice.go" {
+		t.Fatalf("files = %+v", resp.Files)
+	}
+	resp, _ = Query(context.Background(), st, Request{Text: "the TestRender test of Invoice Render", Limit: 5, MinRelevance: -1})
+	if resp.Files[0].Path != "billing/invoice_test.go" {
+		t.Fatalf("a question about the test: files = %+v", resp.Files)
+	}
+}
+
+func TestAbstain(t *testing.T) {
+	_, st := indexed(t)
+	for _, text := range []string{
+		"write a short poem about autumn leaves",
+		"what is the capital of France",
+		"thanks, that looks great!",
+	} {
+		resp, err := Query(context.Background(), st, Request{Text: text, MinRelevance: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.Abstain || len(resp.Files) != 0 || len(resp.Results) != 0 {
+			t.Errorf("%q: not abstained: %+v", text, resp.Files)
+		}
+	}
+	resp, _ := Query(context.Background(), st, Request{Text: "AuthService Login", MinRelevance: 0.5})
+	if resp.Abstain {
+		t.Errorf("a query naming code abstained: %s", resp.Reason)
+	}
+}
+
+func TestAssembleBudget(t *testing.T) {
+	root, st := indexed(t)
+	req := Request{Text: "AuthService Login password check token", Limit: 30, MinRelevance: -1}
+	resp, err := Query(context.Background(), st, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{60, 200, 4000} {
+		c, err := Assemble(context.Background(), st, req, resp, ContextOptions{Root: root, MaxTokens: budget, MaxSections: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Tokens > budget {
+			t.Errorf("budget %d: %d tokens", budget, c.Tokens)
+		}
+		if !strings.HasPrefix(c.Markdown, "<auto-context>\n") || !strings.HasSuffix(c.Markdown, "</auto-context>\n") {
+			t.Errorf("not wrapped: %q", c.Markdown)
+		}
+		seen := map[string]bool{}
+		for _, s := range c.Sections {
+			for _, it := range s.Items {
+				key := it.Path + "#" + it.QName
+				if seen[key] {
+					t.Errorf("duplicate item %s", key)
+				}
+				seen[key] = true
+				src := files[it.Path]
+				for _, line := range strings.Split(it.Excerpt, "\n") {
+					if line != "" && !strings.Contains(src, strings.TrimRight(line, "…")) {
+						t.Errorf("excerpt line %q not a whole source line", line)
+					}
+				}
+			}
+		}
+		if budget == 4000 && !strings.Contains(c.Markdown, "func (a *AuthService) Login") {
+			t.Errorf("large budget lacks Login's excerpt:\n%s", c.Markdown)
+		}
+	}
+}
+
+func TestEmptyAndHostileQueries(t *testing.T) {
+	_, st := indexed(t)
+	for _, text := range []string{"", "   ", "\xff\xfe\x00garbage", strings.Repeat("AuthService ", 5000)} {
+		if _, err := Query(context.Background(), st, Request{Text: text, MinRelevance: 0.5}); err != nil {
+			t.Errorf("Query(%.20q): %v", text, err)
+		}
+	}
+}
