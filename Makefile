@@ -6,10 +6,10 @@ GO        ?= go
 TAGS      := sqlite_fts5
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go lint bench bench-index bench-query clean
+.PHONY: all build run test test-go lint bench bench-index bench-query bench-hooks clean
 
 all: build
 
@@ -33,7 +33,7 @@ lint:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags $(TAGS) ./...
 
-bench: bench-index bench-query
+bench: bench-index bench-query bench-hooks
 
 # bench-index measures index build, no-op and one-file re-index on GOROOT/src
 # against universal-ctags in the same run.
@@ -42,6 +42,9 @@ bench-index: build
 
 bench-query: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-query.sh
+
+bench-hooks: build
+	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-hooks.sh
 
 clean:
 	rm -rf bin

@@ -96,3 +96,53 @@ func TestCLIContract(t *testing.T) {
 		t.Errorf("symbols: %d %q", code, out)
 	}
 }
+
+func TestInitAndDoctor(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("# Demo\n\nSome text.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	settings := filepath.Join(root, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(ls)"]}}`), 0o644)
+
+	bin := os.Getenv("CTXLS_BIN")
+	out, errOut, code := ctxls(t, root, "init", "--index", "--command", bin)
+	if code != 0 || !strings.Contains(out, "installed 5 ctxls hooks") {
+		t.Fatalf("init: %d %q %q", code, out, errOut)
+	}
+	data, _ := os.ReadFile(settings)
+	if !strings.Contains(string(data), `"Bash(ls)"`) || !strings.Contains(string(data), "user-prompt-submit") {
+		t.Fatalf("settings after init: %s", data)
+	}
+	if gi, _ := os.ReadFile(filepath.Join(root, ".gitignore")); !strings.Contains(string(gi), ".ctxls/") {
+		t.Errorf(".gitignore: %q", gi)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".ctxls", "index.db")); err != nil {
+		t.Errorf("init --index built no index: %v", err)
+	}
+	if out, _, _ := ctxls(t, root, "init", "--command", bin); !strings.Contains(out, "already up to date") {
+		t.Errorf("second init: %q", out)
+	}
+	out, _, code = ctxls(t, root, "doctor")
+	if code != 0 || strings.Contains(out, "FAIL") || !strings.Contains(out, "hook user-prompt-submit") {
+		t.Errorf("doctor: %d\n%s", code, out)
+	}
+	if _, _, code := ctxls(t, root, "init", "--uninstall"); code != 0 {
+		t.Errorf("uninstall: %d", code)
+	}
+	data, _ = os.ReadFile(settings)
+	if strings.Contains(string(data), "ctxls") || !strings.Contains(string(data), `"Bash(ls)"`) {
+		t.Errorf("settings after uninstall: %s", data)
+	}
+	out, _, code = ctxls(t, root, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL") {
+		t.Errorf("doctor without hooks: %d\n%s", code, out)
+	}
+	plugin := t.TempDir()
+	if _, _, code := ctxls(t, root, "init", "--plugin", plugin); code != 0 {
+		t.Errorf("init --plugin: %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(plugin, ".claude-plugin", "plugin.json")); err != nil {
+		t.Errorf("plugin manifest: %v", err)
+	}
+}

@@ -28,6 +28,8 @@ hooks, a language server that follows the editor, and an MCP server.`,
 		newQueryCmd(),
 		newContextCmd(),
 		newHookCmd(),
+		newInitCmd(),
+		newDoctorCmd(),
 		// Each command family lives in its own file; add one line here.
 	)
 	return root

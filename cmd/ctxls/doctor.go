@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/install"
+	"github.com/ctxls/ctxls/store"
+)
+
+func newDoctorCmd() *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the installation: binary, hooks, index, and a round trip of each hook",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			abs, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			d := doctor{w: cmd.OutOrStdout(), root: abs}
+			d.run(cmd.Context())
+			if d.failed > 0 {
+				return silentError{code: exitError}
+			}
+			return nil
+		},
+	}
+	rootFlag(cmd, &root)
+	return cmd
+}
+
+type doctor struct {
+	w      io.Writer
+	root   string
+	failed int
+}
+
+func (d *doctor) verdict(ok bool, what, detail string) {
+	mark := "ok  "
+	if !ok {
+		mark = "FAIL"
+		d.failed++
+	}
+	fmt.Fprintf(d.w, "%s  %s", mark, what)
+	if detail != "" {
+		fmt.Fprintf(d.w, ": %s", detail)
+	}
+	fmt.Fprintln(d.w)
+}
+
+func (d *doctor) run(ctx context.Context) {
+	// Hooks installed, and the command they run exists.
+	command := ""
+	for _, p := range []string{
+		filepath.Join(d.root, ".claude", "settings.json"),
+		filepath.Join(d.root, ".claude", "settings.local.json"),
+		filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"),
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Hooks map[string][]struct {
+				Hooks []struct {
+					Command string   `json:"command"`
+					Args    []string `json:"args"`
+					Timeout int      `json:"timeout"`
+				} `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			d.verdict(false, "settings "+p, "not valid JSON: "+err.Error())
+			continue
+		}
+		found := 0
+		for _, h := range install.Hooks {
+			for _, g := range doc.Hooks[h.Event] {
+				for _, x := range g.Hooks {
+					if len(x.Args) == 2 && x.Args[0] == "hook" && x.Args[1] == h.Arg {
+						found++
+						command = x.Command
+					}
+				}
+			}
+		}
+		d.verdict(found == len(install.Hooks), "hooks in "+p, fmt.Sprintf("%d of %d installed", found, len(install.Hooks)))
+	}
+	if command == "" {
+		d.verdict(false, "hooks installed", "none found; run 'ctxls init'")
+		command, _ = os.Executable()
+	}
+	path, err := exec.LookPath(command)
+	d.verdict(err == nil, "binary", fmt.Sprintf("%s → %s", command, path))
+	if err != nil {
+		return
+	}
+	// The index.
+	st, err := store.Open(ctx, d.root, store.Options{ReadOnly: true})
+	if err != nil {
+		d.verdict(false, "index", err.Error())
+		return
+	}
+	stats, err := st.Stats(ctx)
+	at, _ := st.Meta(ctx, "indexed_at")
+	st.Close()
+	if err != nil {
+		d.verdict(false, "index", err.Error())
+		return
+	}
+	d.verdict(stats.Parsed > 0, "index", fmt.Sprintf("%d files, %d entities, updated %s", stats.Files, stats.Entities, at))
+	// A canary round trip of each hook through the real binary.
+	canaries := map[string]map[string]any{
+		"session-start":      {"source": "startup"},
+		"user-prompt-submit": {"prompt": "ctxls doctor canary: how is the index stored?"},
+		"pre-tool-use":       {"tool_name": "Edit", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md"), "old_string": "x", "new_string": "y"}},
+		"post-tool-use":      {"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md")}, "tool_response": map[string]any{}},
+		"post-tool-batch":    {"tool_calls": []any{}},
+		"pre-compact":        {"trigger": "manual"},
+	}
+	for _, ev := range []string{"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-batch", "pre-compact"} {
+		in := canaries[ev]
+		in["session_id"] = fmt.Sprintf("ctxls-doctor-%d", time.Now().UnixNano())
+		in["cwd"] = d.root
+		in["hook_event_name"] = hooks.Events[ev]
+		data, _ := json.Marshal(in)
+		c := exec.CommandContext(ctx, path, "hook", ev)
+		c.Stdin = bytes.NewReader(data)
+		var out bytes.Buffer
+		c.Stdout = &out
+		start := time.Now()
+		err := c.Run()
+		took := time.Since(start)
+		valid := out.Len() == 0 || json.Valid(out.Bytes())
+		ok := err == nil && valid && took < 5*time.Second
+		detail := fmt.Sprintf("%d ms, %d bytes of output", took.Milliseconds(), out.Len())
+		if err != nil {
+			detail += ", " + err.Error()
+		}
+		if !valid {
+			detail += ", output is not valid JSON"
+		}
+		d.verdict(ok, "hook "+ev, detail)
+	}
+}

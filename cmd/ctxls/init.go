@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/install"
+	"github.com/ctxls/ctxls/store"
+)
+
+func newInitCmd() *cobra.Command {
+	var (
+		root              string
+		local, global     bool
+		uninstall         bool
+		plugin, command   string
+		buildIndex, noIdx bool
+	)
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Install ctxls's Claude Code hooks (or write a Claude Code plugin)",
+		Long: `Init merges ctxls's hook entries, with small explicit timeouts, into Claude Code
+settings without disturbing other keys or hooks: .claude/settings.json by default,
+.claude/settings.local.json with --local, ~/.claude/settings.json with --global.
+It is idempotent and keeps a backup; --uninstall removes exactly what it added.
+--plugin DIR writes a Claude Code plugin instead. Init also adds .ctxls/ to the
+workspace's .gitignore and offers to build the index.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if local && global {
+				return usagef("--local and --global exclude each other")
+			}
+			abs, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			if command == "" {
+				command = "ctxls"
+				if exe, err := os.Executable(); err == nil {
+					command = exe
+				}
+			}
+			w := cmd.OutOrStdout()
+			if plugin != "" {
+				files, err := install.Plugin(plugin, command, version)
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					fmt.Fprintf(w, "wrote %s\n", f)
+				}
+				return nil
+			}
+			path := filepath.Join(abs, ".claude", "settings.json")
+			switch {
+			case local:
+				path = filepath.Join(abs, ".claude", "settings.local.json")
+			case global:
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return err
+				}
+				path = filepath.Join(home, ".claude", "settings.json")
+			}
+			rep, err := install.Settings(path, install.Options{Command: command, Uninstall: uninstall})
+			if err != nil {
+				return err
+			}
+			switch {
+			case rep.Added == 0 && rep.Removed == 0:
+				fmt.Fprintf(w, "%s already up to date\n", path)
+			case uninstall:
+				fmt.Fprintf(w, "removed %d ctxls hooks from %s\n", rep.Removed, path)
+			default:
+				fmt.Fprintf(w, "installed %d ctxls hooks in %s\n", rep.Added, path)
+			}
+			if rep.Backup != "" {
+				fmt.Fprintf(w, "backup: %s\n", rep.Backup)
+			}
+			if uninstall {
+				return nil
+			}
+			if added, err := install.EnsureGitignore(abs); err != nil {
+				return err
+			} else if added {
+				fmt.Fprintln(w, "added .ctxls/ to .gitignore")
+			}
+			if _, err := os.Stat(store.Path(abs)); err == nil || noIdx {
+				return nil
+			}
+			if !buildIndex && isTerminal(os.Stdin) {
+				fmt.Fprint(w, "Build the index now? [Y/n] ")
+				answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+				buildIndex = !strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "n")
+			}
+			if !buildIndex {
+				fmt.Fprintln(w, "run 'ctxls index' to build the index")
+				return nil
+			}
+			cfg, err := config.Load(abs)
+			if err != nil {
+				return err
+			}
+			st, err := store.Open(cmd.Context(), abs, store.Options{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			sum, err := index.Run(cmd.Context(), st, index.Options{Root: abs, Config: cfg})
+			if err != nil {
+				return err
+			}
+			printSummary(w, sum)
+			return nil
+		},
+	}
+	rootFlag(cmd, &root)
+	cmd.Flags().BoolVar(&local, "local", false, "install in .claude/settings.local.json (not committed)")
+	cmd.Flags().BoolVar(&global, "global", false, "install in ~/.claude/settings.json")
+	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove ctxls's hooks")
+	cmd.Flags().StringVar(&plugin, "plugin", "", "write a Claude Code plugin into this directory instead")
+	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable hooks run (default: this binary)")
+	cmd.Flags().BoolVar(&buildIndex, "index", false, "build the index without asking")
+	cmd.Flags().BoolVar(&noIdx, "no-index", false, "do not offer to build the index")
+	return cmd
+}
