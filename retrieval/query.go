@@ -91,6 +91,8 @@ const (
 	wActive  = 0.10
 
 	perTermLimit = 200
+	// maxFileCandidates bounds the entities whose files are looked up.
+	maxFileCandidates = 400
 	// perTermFiles is the depth of each term's whole-file list.
 	perTermFiles = 100
 	// testDemotion scales tests, test data and examples down unless the
@@ -100,12 +102,17 @@ const (
 	maxTerms = 24
 	// completeTop is how many leading candidates get exact scores.
 	completeTop = 40
+	// maxCompleteDocs limits completion to terms cheap to look up.
+	maxCompleteDocs = 2000
 	// maxDocShare drops terms that occur in more than this share of all
 	// documents from matching: they cost time and carry almost no signal.
 	maxDocShare = 0.08
 	// minCommonDocs keeps maxDocShare from dropping terms of small
 	// workspaces, where a few documents are already a large share.
 	minCommonDocs = 200
+	// maxTermDocs caps the documents one term may match in large indexes:
+	// scoring its list costs more than its low IDF gives.
+	maxTermDocs = 2500
 )
 
 type cand struct {
@@ -173,7 +180,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	var searched []string
 	for _, t := range terms {
 		n := df[t]
-		if total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs {
+		if (total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs) || n > maxTermDocs {
 			// Too common to discriminate: neither matched nor counted.
 			idfMass -= idf[t] * weights[t]
 			continue
@@ -199,7 +206,13 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// Each term's list holds only its best documents: complete the scores
 	// and term matches of the leading candidates, which decide the ranking
 	// and the relevance gate.
-	if err := complete(ctx, st, cands, searched, weights); err != nil {
+	var rare []string
+	for _, t := range searched {
+		if df[t] <= maxCompleteDocs {
+			rare = append(rare, t)
+		}
+	}
+	if err := complete(ctx, st, cands, rare, weights); err != nil {
 		return nil, err
 	}
 	for _, c := range cands {
@@ -443,9 +456,23 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 			wholeTerms[h.ID][t] = true
 		}
 	}
+	// Only candidates with evidence of their own can lift a file.
 	ids := make([]int64, 0, len(cands))
-	for id := range cands {
-		ids = append(ids, id)
+	for id, c := range cands {
+		if c.lex > 0 || c.exact > 0 || c.active > 0 || c.graph > 0.05 {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxFileCandidates {
+		sort.Slice(ids, func(a, b int) bool {
+			ca, cb := cands[ids[a]], cands[ids[b]]
+			sa, sb := ca.lex+ca.exact+ca.active+ca.graph, cb.lex+cb.exact+cb.active+cb.graph
+			if sa != sb {
+				return sa > sb
+			}
+			return ids[a] < ids[b]
+		})
+		ids = ids[:maxFileCandidates]
 	}
 	fileOf, err := st.FileIDs(ctx, ids)
 	if err != nil {
