@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go lint bench bench-index bench-query bench-hooks clean
+.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks clean
 
 all: build
 
@@ -23,11 +23,28 @@ run: build
 	bin/ctxls index --root .
 	bin/ctxls context --root . "$(QUESTION)"
 
+# The real Claude Code CLI (from npm) and the fake Messages API in
+# ../shared/tools drive the hook end-to-end test; without npm or shared/ it is
+# skipped.
+CLAUDE_CODE_VERSION := 2.1.330
+CLAUDE_DIR := $(CURDIR)/.cache/claude-code
+CLAUDE_BIN := $(CLAUDE_DIR)/node_modules/.bin/claude
+FAKE_API   ?= $(abspath $(CURDIR)/../shared/tools/claude-code-fake-api.py)
+
 # test runs every test suite; it is the README's test command and what CI runs.
-test: build test-go
+test: build e2e-deps test-go
 
 test-go:
-	CTXLS_BIN=$(CURDIR)/bin/ctxls $(GO) test -tags $(TAGS) -count=1 ./...
+	CTXLS_BIN=$(CURDIR)/bin/ctxls \
+	CTXLS_CLAUDE_BIN=$(if $(wildcard $(CLAUDE_BIN)),$(CLAUDE_BIN)) \
+	CTXLS_FAKE_API=$(if $(wildcard $(FAKE_API)),$(FAKE_API)) \
+	$(GO) test -tags $(TAGS) -count=1 ./...
+
+e2e-deps:
+	@if [ ! -x $(CLAUDE_BIN) ] && command -v npm >/dev/null; then \
+		mkdir -p $(CLAUDE_DIR) && cd $(CLAUDE_DIR) && echo '{"private":true}' > package.json && \
+		npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) >/dev/null; \
+	fi
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

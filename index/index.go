@@ -117,6 +117,16 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 // editor buffer), deleting those that no longer exist.
 func Update(ctx context.Context, st *store.Store, opts Options, changes []Change) (Summary, error) {
 	start := time.Now()
+	sum := Summary{Root: opts.Root, Skipped: map[string]int{}}
+	// Most calls (a hook after a Read) change nothing: find out from the
+	// stored stat and hash before taking the lock or loading the file list.
+	if unchanged, err := allUnchanged(ctx, st, opts.Root, changes); err != nil {
+		return sum, err
+	} else if unchanged {
+		sum.Unchanged = len(changes)
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, nil
+	}
 	unlock, err := lock(ctx, opts)
 	if err != nil {
 		return Summary{}, err
@@ -126,7 +136,6 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Root: opts.Root, Skipped: map[string]int{}}
 	var work []job
 	var deleted []store.File
 	for _, ch := range changes {
@@ -171,6 +180,36 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 	sum.Files = len(tracked) + sum.Parsed - sum.Deleted
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
+}
+
+// allUnchanged reports whether every change names a tracked file whose size
+// and mtime (or, for a buffer, content hash) match what is stored.
+func allUnchanged(ctx context.Context, st *store.Store, root string, changes []Change) (bool, error) {
+	for _, ch := range changes {
+		rel, abs, err := relPath(root, ch.Path)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := symbols.LanguageFor(rel); !ok {
+			continue
+		}
+		f, ok, err := st.FileByPath(ctx, rel)
+		if err != nil || !ok || f.Skip == SkipUnreadable {
+			return false, err
+		}
+		if ch.Content != nil {
+			sum := sha256.Sum256(ch.Content)
+			if hex.EncodeToString(sum[:16]) != f.Hash {
+				return false, nil
+			}
+			continue
+		}
+		info, err := os.Stat(abs)
+		if err != nil || info.Size() != f.Size || info.ModTime().UnixNano() != f.MTime {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // relPath returns p relative to root (slash-separated) and absolute.

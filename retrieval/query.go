@@ -110,9 +110,9 @@ const (
 	// minCommonDocs keeps maxDocShare from dropping terms of small
 	// workspaces, where a few documents are already a large share.
 	minCommonDocs = 200
-	// maxTermDocs caps the documents one term may match in large indexes:
+	// maxTermDocs caps the documents one term may match (in large indexes):
 	// scoring its list costs more than its low IDF gives.
-	maxTermDocs = 2500
+	maxTermDocs = 1000
 )
 
 type cand struct {

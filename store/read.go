@@ -444,6 +444,14 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, 
 // FilesByPathSuffix returns parsed files whose path equals suffix or ends
 // with "/"+suffix, at most limit.
 func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int) ([]File, error) {
+	// An exact path is the common case and uses the unique index; the
+	// suffix match scans the file list.
+	if f, ok, err := s.FileByPath(ctx, suffix); err != nil || ok {
+		if ok {
+			return []File{f}, nil
+		}
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files
 		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT ?3`, suffix, escapeLike(suffix), limit)
 	if err != nil {

@@ -20,6 +20,19 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
+// driverName is mattn/go-sqlite3 with a connect hook that memory-maps the
+// index: short-lived processes then read pages straight from the OS cache.
+const driverName = "sqlite3-ctxls"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec("PRAGMA mmap_size = 1073741824", nil)
+			return err
+		},
+	})
+}
+
 // DirName is the per-workspace directory holding the index and ctxls's
 // other state files.
 const DirName = ".ctxls"
@@ -132,19 +145,14 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	} else {
 		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
 	}
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	if opts.ReadOnly {
-		// One connection, memory-mapped: a query process reads the index
-		// straight from the page cache, and a single connection keeps
-		// that mapping (and SQLite's own cache) warm across statements.
+		// A single connection keeps its memory map and SQLite's page cache
+		// warm across the statements of one query process.
 		db.SetMaxOpenConns(1)
-		if _, err := db.ExecContext(ctx, "PRAGMA mmap_size = 1073741824"); err != nil {
-			db.Close()
-			return nil, classify(fmt.Errorf("open index %s: %w", path, err))
-		}
 	}
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
 	if err := db.PingContext(ctx); err != nil {

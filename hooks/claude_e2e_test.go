@@ -1,0 +1,107 @@
+package hooks
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClaudeCodeRunsHooks drives the real Claude Code CLI offline against a
+// local fake Messages API (../shared/tools/claude-code-fake-api.py): the
+// project's hooks are installed with `ctxls init`, and the context ctxls
+// returns must appear in the requests the CLI sends to the model.
+func TestClaudeCodeRunsHooks(t *testing.T) {
+	claude := os.Getenv("CTXLS_CLAUDE_BIN")
+	fake := os.Getenv("CTXLS_FAKE_API")
+	bin := bin(t)
+	if claude == "" || fake == "" {
+		t.Skip("CTXLS_CLAUDE_BIN and CTXLS_FAKE_API not set (make test sets them when npm and shared/ are there)")
+	}
+	if _, err := os.Stat(fake); err != nil {
+		t.Skipf("fake API script: %v", err)
+	}
+	root := workspace(t)
+	if out, err := exec.Command(bin, "init", "--root", root, "--command", bin, "--no-index").CombinedOutput(); err != nil {
+		t.Fatalf("ctxls init: %v %s", err, out)
+	}
+
+	// The fake API on a free loopback port.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	scratch := t.TempDir()
+	apiLog := filepath.Join(scratch, "api.jsonl")
+	api := exec.Command("python3", fake, fmt.Sprint(port), apiLog)
+	api.Env = append(os.Environ(), "FAKE_READ_PATH="+filepath.Join(root, "auth", "handler.go"))
+	if err := api.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { api.Process.Kill(); api.Wait() }()
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", "READTOOL Why does AuthService.Login reject valid passwords?",
+		"--output-format", "stream-json", "--verbose", "--include-hook-events")
+	cmd.Dir = root
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + scratch, "TMPDIR=" + scratch,
+		"ANTHROPIC_API_KEY=sk-ant-dummy", fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, tail(out))
+	}
+	data, err := os.ReadFile(apiLog)
+	if err != nil {
+		t.Fatalf("fake API log: %v", err)
+	}
+	// UserPromptSubmit: ctxls's retrieval for the prompt reached the model.
+	if !strings.Contains(string(data), "auth.AuthService.Login") {
+		t.Errorf("the model never received ctxls's context for the prompt; claude output:\n%s", tail(out))
+	}
+	// PostToolUse on the Read: the read file's neighbours reached the model.
+	if !strings.Contains(string(data), "Related to auth/handler.go") {
+		t.Errorf("the model never received ctxls's post-tool-use context")
+	}
+	// The hooks ran through the binary and logged their answers.
+	log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log"))
+	events := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(string(log)))
+	for sc.Scan() {
+		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"} {
+			if strings.Contains(sc.Text(), `"event":"`+ev+`"`) {
+				events[ev] = true
+			}
+		}
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse"} {
+		if !events[ev] {
+			t.Errorf("no %s hook call in ctxls.log", ev)
+		}
+	}
+}
+
+func tail(b []byte) string {
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	return string(b)
+}
