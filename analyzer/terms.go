@@ -16,6 +16,10 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
+// Version identifies the analysis. Indexes written with another version are
+// re-analyzed in full, because query terms must be analyzed like documents.
+const Version = "2"
+
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.
 const maxTermLen = 40
@@ -124,6 +128,10 @@ var codeStopWords = map[string]struct{}{
 	"private": {}, "static": {}, "void": {}, "new": {}, "class": {}, "struct": {},
 	"type": {}, "interface": {}, "go": {}, "pass": {}, "begin": {}, "end": {},
 	"todo": {}, "www": {}, "com": {},
+	// Conversational fillers: a prompt made of them asks for no code.
+	"hi": {}, "hello": {}, "hey": {}, "thanks": {}, "thank": {}, "thx": {},
+	"ok": {}, "okay": {}, "yes": {}, "yeah": {}, "nope": {}, "please": {},
+	"pls": {}, "cool": {}, "sorry": {}, "lol": {},
 }
 
 // forEachWord yields maximal runs of identifier characters (letters, digits,

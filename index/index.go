@@ -21,6 +21,7 @@ import (
 	"github.com/gofrs/flock"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
@@ -83,13 +84,22 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	// Another analysis version: every document must be re-analyzed.
+	version, err := st.Meta(ctx, "analyzer")
+	if err != nil {
+		return Summary{}, err
+	}
+	reanalyze := len(tracked) > 0 && version != analyzer.Version
 	var work []job
 	seen := make(map[string]bool, len(cands))
 	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported}
 	for _, c := range cands {
 		seen[c.rel] = true
 		old, ok := tracked[c.rel]
-		if ok && old.Size == c.size && old.MTime == c.mtime && old.Skip != SkipUnreadable {
+		if reanalyze && ok {
+			old.Hash = "" // forces a re-parse of an unchanged file
+		}
+		if !reanalyze && ok && old.Size == c.size && old.MTime == c.mtime && old.Skip != SkipUnreadable {
 			sum.Unchanged++
 			continue
 		}
@@ -107,6 +117,13 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	}
 	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
 		return sum, err
+	}
+	// Only a full run re-analyzes everything, so only it records the
+	// analysis version.
+	if version != analyzer.Version {
+		if err := st.SetMeta(ctx, "analyzer", analyzer.Version); err != nil {
+			return sum, err
+		}
 	}
 	sum.Files = len(cands)
 	sum.Seconds = time.Since(start).Seconds()

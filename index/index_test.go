@@ -298,3 +298,18 @@ func TestUpdateWithBuffer(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestAnalyzerVersionChangeReanalyzes(t *testing.T) {
+	root := workspace(t, map[string]string{"app/a.go": aGo, "app/b.go": bGo})
+	_, st := run(t, root, config.Default())
+	if err := st.SetMeta(context.Background(), "analyzer", "0"); err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := run(t, root, config.Default())
+	if sum.Parsed != 2 {
+		t.Fatalf("after an analyzer change: %+v", sum)
+	}
+	if sum, _ = run(t, root, config.Default()); sum.Parsed != 0 {
+		t.Fatalf("second run re-parsed: %+v", sum)
+	}
+}

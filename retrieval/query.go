@@ -103,7 +103,7 @@ const (
 	// completeTop is how many leading candidates get exact scores.
 	completeTop = 40
 	// maxCompleteDocs limits completion to terms cheap to look up.
-	maxCompleteDocs = 2000
+	maxCompleteDocs = 500
 	// maxDocShare drops terms that occur in more than this share of all
 	// documents from matching: they cost time and carry almost no signal.
 	maxDocShare = 0.08
@@ -132,8 +132,14 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		req.Limit = 10
 	}
 	resp := &Response{Terms: map[string]float64{}}
-	triggers := append(analyzer.Message(req.Text), req.Triggers...)
+	messageTriggers := analyzer.Message(req.Text)
+	triggers := append(messageTriggers, req.Triggers...)
 	resp.Triggers = triggers
+	if req.MinRelevance > 0 && len(messageTriggers) == 0 && len(analyzer.Terms(req.Text)) == 0 {
+		// "thanks", "ok", "hi": nothing in the message to look up.
+		resp.Abstain, resp.Reason = true, "the message names nothing to look up"
+		return resp, nil
+	}
 
 	// 1. Weighted terms: every word of the message counts once; identifiers
 	// a trigger names count more.
@@ -278,7 +284,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return ids[a] < ids[b]
 	})
-	if keep := max(10*req.Limit, 150); len(ids) > keep {
+	if keep := max(3*req.Limit, 50); len(ids) > keep {
 		ids = ids[:keep]
 	}
 	ents, err := st.EntitiesByID(ctx, ids)
@@ -304,7 +310,10 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			// its path); among entities, the declarations are the answer.
 			score *= 0.5
 		}
-		rel := math.Max(c.exact, math.Max(c.active*0.8, relevanceOf(c.coverage)))
+		// Relevance is evidence from the message (and carried-over
+		// triggers) only: what is open in the editor ranks results but
+		// never makes an unrelated message relevant.
+		rel := math.Max(c.exact, relevanceOf(c.coverage))
 		results = append(results, Result{
 			Entity: e, Score: score, Relevance: rel,
 			Signals: Signals{Lexical: lexN, Coverage: c.coverage, Exact: c.exact, Active: c.active, Graph: c.graph},
@@ -551,7 +560,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 			wholeN = whole[list[i].id] / maxWhole
 		}
 		list[i].score = wLexical*(0.25*wholeN+0.5*lexN+0.25*list[i].cov) + wExact*a.exact + wGraph*a.graph + wActive*a.active
-		list[i].rel = math.Max(a.exact, math.Max(a.active*0.8, relevanceOf(list[i].cov)))
+		list[i].rel = math.Max(a.exact, relevanceOf(list[i].cov))
 	}
 	sort.Slice(list, func(a, b int) bool {
 		if list[a].score != list[b].score {

@@ -143,6 +143,13 @@ func TestAbstain(t *testing.T) {
 	if resp.Abstain {
 		t.Errorf("a query naming code abstained: %s", resp.Reason)
 	}
+	// An open file ranks results but does not make small talk relevant.
+	for _, text := range []string{"hi", "write a short poem about autumn leaves"} {
+		resp, _ = Query(context.Background(), st, Request{Text: text, ActiveFiles: []string{"auth/service.go"}, MinRelevance: 0.5})
+		if !resp.Abstain {
+			t.Errorf("%q with an active file: not abstained: %+v", text, resp.Files)
+		}
+	}
 }
 
 func TestAssembleBudget(t *testing.T) {

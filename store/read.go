@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -532,9 +533,15 @@ func (s *Store) FileIDs(ctx context.Context, ids []int64) (map[int64]int64, erro
 // FilesByStem returns files whose path without extension equals stem or ends
 // with "/"+stem (a module path such as "requests/compat" or "core/logx").
 func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files
-		WHERE (path LIKE ?1 || '.%' ESCAPE '\' OR path LIKE '%/' || ?1 || '.%' ESCAPE '\') AND skip = ''
-		ORDER BY length(path) LIMIT ?2`, escapeLike(stem), limit)
+	base := stem[strings.LastIndexByte(stem, '/')+1:]
+	if base == "" {
+		return nil, nil
+	}
+	// File entities are named by base name and indexed NOCASE, so a prefix
+	// LIKE finds the candidates without scanning the file list.
+	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
+		FROM entities e JOIN files f ON f.id = e.id
+		WHERE e.name LIKE ? ESCAPE '\' AND e.kind = 'file' AND f.skip = '' ORDER BY length(f.path) LIMIT 64`, escapeLike(base)+".%")
 	if err != nil {
 		return nil, classify(fmt.Errorf("files with stem %s: %w", stem, err))
 	}
@@ -545,7 +552,8 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
 			return nil, classify(err)
 		}
-		if strings.Count(strings.TrimPrefix(f.Path[strings.LastIndexByte(f.Path, '/')+1:], "."), ".") == 1 {
+		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
+		if (noExt == stem || strings.HasSuffix(noExt, "/"+stem)) && len(out) < limit {
 			out = append(out, f)
 		}
 	}
