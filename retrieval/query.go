@@ -110,6 +110,11 @@ const (
 	// minCommonDocs keeps maxDocShare from dropping terms of small
 	// workspaces, where a few documents are already a large share.
 	minCommonDocs = 200
+	// relevanceMass is the matched IDF mass, in units of the largest IDF,
+	// at which lexical relevance reaches 63% of its coverage value.
+	relevanceMass = 0.73
+	// minDocsForMass is the index size below which mass is not used.
+	minDocsForMass = 500
 	// maxTermDocs caps the documents one term may match (in large indexes):
 	// scoring its list costs more than its low IDF gives.
 	maxTermDocs = 1000
@@ -124,6 +129,7 @@ type cand struct {
 	graph    float64
 	why      []string
 	coverage float64
+	mass     float64 // IDF-weighted mass of the query terms matched
 }
 
 // Query ranks the index's entities and files for a request.
@@ -229,6 +235,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if idfMass > 0 {
 			c.coverage = m / idfMass
 		}
+		c.mass = m
 	}
 
 	// 3. Exact mentions.
@@ -313,7 +320,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		// Relevance is evidence from the message (and carried-over
 		// triggers) only: what is open in the editor ranks results but
 		// never makes an unrelated message relevant.
-		rel := math.Max(c.exact, relevanceOf(c.coverage))
+		rel := math.Max(c.exact, relevanceOf(c.coverage, c.mass, massScale(total)))
 		results = append(results, Result{
 			Entity: e, Score: score, Relevance: rel,
 			Signals: Signals{Lexical: lexN, Coverage: c.coverage, Exact: c.exact, Active: c.active, Graph: c.graph},
@@ -326,7 +333,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
-	files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, wantTests, wantDocs, req.Limit)
+	files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -349,10 +356,29 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	return resp, nil
 }
 
-// relevanceOf maps IDF-weighted query coverage to a relevance in [0, 1]: a
-// candidate that matches the informative half of a query is relevant.
-func relevanceOf(coverage float64) float64 {
-	return math.Min(1, coverage*1.25)
+// relevanceOf maps lexical evidence to a relevance in [0, 1]. Coverage says
+// how much of the message a candidate matches; mass, how much evidence that
+// is in absolute terms, so that two everyday words fully matched ("looks
+// great") do not count like a specific question half matched.
+func relevanceOf(coverage, mass, scale float64) float64 {
+	r := math.Min(1, coverage*1.25)
+	if scale > 0 {
+		r *= 1 - math.Exp(-mass/scale)
+	}
+	return r
+}
+
+// massScale is the matched IDF mass at which lexical relevance reaches 63%
+// of its coverage value: relevanceMass times the IDF of the rarest possible
+// term, so that the same question is as relevant in a small index as in a
+// large one.
+func massScale(total int) float64 {
+	if total < minDocsForMass {
+		// Too few documents for IDF to tell specific from everyday words:
+		// coverage alone decides.
+		return 0
+	}
+	return relevanceMass * math.Log(1+(float64(total)+0.5)/0.5)
 }
 
 // demotion scales down tests and documentation unless the message is about
@@ -448,7 +474,7 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 // and exact, graph and activity signals come from its best entity. This
 // keeps the advantage of whole-file BM25 (evidence spread over a file adds
 // up) while entity-level fields keep names and signatures strong.
-func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, idf, weights map[string]float64, idfMass float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25: each file as one document of its distinct terms.
 	whole := map[int64]float64{}
 	wholeTerms := map[int64]map[string]bool{}
@@ -516,9 +542,9 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 		}
 	}
 	type scored struct {
-		id         int64
-		lex, cov   float64
-		score, rel float64
+		id             int64
+		lex, cov, mass float64
+		score, rel     float64
 	}
 	var list []scored
 	var maxLex, maxWhole float64
@@ -545,7 +571,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 			cov = m / idfMass
 		}
 		maxLex = math.Max(maxLex, lex)
-		list = append(list, scored{id: fid, lex: lex, cov: cov})
+		list = append(list, scored{id: fid, lex: lex, cov: cov, mass: m})
 	}
 	for i := range list {
 		a := files[list[i].id]
@@ -560,7 +586,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 			wholeN = whole[list[i].id] / maxWhole
 		}
 		list[i].score = wLexical*(0.25*wholeN+0.5*lexN+0.25*list[i].cov) + wExact*a.exact + wGraph*a.graph + wActive*a.active
-		list[i].rel = math.Max(a.exact, relevanceOf(list[i].cov))
+		list[i].rel = math.Max(a.exact, relevanceOf(list[i].cov, list[i].mass, scale))
 	}
 	sort.Slice(list, func(a, b int) bool {
 		if list[a].score != list[b].score {
