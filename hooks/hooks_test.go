@@ -226,10 +226,16 @@ func TestFailOpen(t *testing.T) {
 			}
 		})
 	}
-	// A wrong event name is an installation error: usage exit code, no stdout.
+	// A wrong installation (unknown event, stray flag) must not block the
+	// session either: exit 0, nothing on stdout.
 	out, code := hook(t, "no-such-event", nil)
-	if code != 2 || out != "" {
+	if code != 0 || out != "" {
 		t.Errorf("unknown event: code %d out %q", code, out)
+	}
+	cmd := exec.Command(bin(t), "hook", "--no-such-flag", "user-prompt-submit")
+	cmd.Stdin = strings.NewReader(`{"prompt": "x"}`)
+	if o, err := cmd.Output(); err != nil || len(o) != 0 {
+		t.Errorf("unknown flag: %v %q", err, o)
 	}
 	// A corrupt index: still exit 0, nothing printed.
 	os.WriteFile(store.Path(root), []byte("garbage"), 0o644)

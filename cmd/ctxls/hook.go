@@ -36,13 +36,22 @@ or with nothing. It never fails the session: on any error it prints nothing,
 exits 0 and logs why to <root>/.ctxls/ctxls.log.
 
 Events: ` + strings.Join(names, ", "),
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: names,
+		// A hook never fails the session, not even when it is installed
+		// wrongly: Claude Code reads exit code 2 as "block". Bad arguments
+		// are reported on stderr (shown to the user, not the model) and in
+		// the log, with exit code 0.
+		Args:               cobra.ArbitraryArgs,
+		ValidArgs:          names,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: want one event (%s), got %q\n", strings.Join(names, ", "), args)
+				return nil
+			}
 			event := args[0]
 			if _, ok := hooks.Events[event]; !ok {
-				// The only error a hook reports: a wrong installation.
-				return usagef("unknown hook event %q (want one of %s)", event, strings.Join(names, ", "))
+				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: unknown event %q (want one of %s)\n", event, strings.Join(names, ", "))
+				return nil
 			}
 			runHook(cmd, event, root, budget, deadline)
 			return nil
