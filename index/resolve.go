@@ -70,7 +70,7 @@ func (fs *fileSet) tail(suffix, from string) string {
 func (fs *fileSet) dirFile(dir string) string {
 	ps := fs.dirs[dir]
 	for _, p := range ps {
-		if !isTestPath(p) {
+		if !IsTestPath(p) {
 			return p
 		}
 	}
@@ -332,8 +332,9 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// isTestPath reports whether a path looks like a test file.
-func isTestPath(p string) bool {
+// IsTestPath reports whether a path looks like a test file or test data, by
+// the conventions of the supported languages.
+func IsTestPath(p string) bool {
 	base := path.Base(p)
 	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -385,7 +386,7 @@ func massScale(total int) float64 {
 // them: they are useful context but rarely where a change belongs.
 func demotion(p string, wantTests, wantDocs bool) float64 {
 	switch {
-	case !wantTests && isTestPath(p):
+	case !wantTests && index.IsTestPath(p):
 		return testDemotion
 	case !wantDocs && isDocPath(p):
 		return testDemotion
@@ -413,15 +414,6 @@ func isDocPath(p string) bool {
 func mentionsTests(text string) bool {
 	l := strings.ToLower(text)
 	return strings.Contains(l, "test") || strings.Contains(l, "spec")
-}
-
-// isTestPath reports whether a path looks like a test file.
-func isTestPath(p string) bool {
-	base := path.Base(p)
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
-		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
 }
 
 // complete adds, for the leading lexical candidates, the contribution of

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -11,33 +10,50 @@ import (
 
 // Files returns every tracked file keyed by path.
 func (s *Store) Files(ctx context.Context) (map[string]File, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files`)
 	if err != nil {
 		return nil, classify(fmt.Errorf("list files: %w", err))
 	}
+	files, err := scanFiles(rows, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]File, len(files))
+	for _, f := range files {
+		out[f.Path] = f
+	}
+	return out, nil
+}
+
+const fileCols = `id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at`
+
+// scanFiles reads rows of fileCols, keeping those keep accepts (nil: all).
+func scanFiles(rows *sql.Rows, keep func(*File) bool) ([]File, error) {
 	defer rows.Close()
-	out := make(map[string]File)
+	var out []File
 	for rows.Next() {
 		var f File
 		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
 			return nil, classify(err)
 		}
-		out[f.Path] = f
+		if keep == nil || keep(&f) {
+			out = append(out, f)
+		}
 	}
 	return out, classify(rows.Err())
 }
 
 // FileByPath returns one tracked file; ok is false when it is not tracked.
 func (s *Store) FileByPath(ctx context.Context, path string) (f File, ok bool, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files WHERE path = ?`, path).
-		Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return File{}, false, nil
-	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files WHERE path = ?`, path)
 	if err != nil {
 		return File{}, false, classify(err)
 	}
-	return f, true, nil
+	files, err := scanFiles(rows, nil)
+	if err != nil || len(files) == 0 {
+		return File{}, false, err
+	}
+	return files[0], true, nil
 }
 
 const entityCols = `e.id, e.file_id, coalesce(e.parent_id, 0), e.kind, e.name, e.qname, e.start_line, e.end_line, e.signature, e.doc, f.path`
@@ -453,21 +469,12 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 		}
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at FROM files
+	rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files
 		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT ?3`, suffix, escapeLike(suffix), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("files ending with %s: %w", suffix, err))
 	}
-	defer rows.Close()
-	var out []File
-	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
-			return nil, classify(err)
-		}
-		out = append(out, f)
-	}
-	return out, classify(rows.Err())
+	return scanFiles(rows, nil)
 }
 
 func escapeLike(s string) string {
@@ -545,19 +552,14 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	if err != nil {
 		return nil, classify(fmt.Errorf("files with stem %s: %w", stem, err))
 	}
-	defer rows.Close()
-	var out []File
-	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
-			return nil, classify(err)
-		}
+	out, err := scanFiles(rows, func(f *File) bool {
 		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
-		if (noExt == stem || strings.HasSuffix(noExt, "/"+stem)) && len(out) < limit {
-			out = append(out, f)
-		}
+		return noExt == stem || strings.HasSuffix(noExt, "/"+stem)
+	})
+	if len(out) > limit {
+		out = out[:limit]
 	}
-	return out, classify(rows.Err())
+	return out, err
 }
 
 // SearchFiles runs a one-term query over whole-file documents and returns

@@ -36,6 +36,9 @@ type Language struct {
 	Names []string
 
 	grammar func() *sitter.Language
+	// queryName names the query file when it is not Name (TSX shares
+	// TypeScript's query: its grammar is a superset).
+	queryName string
 	// sep joins qualified name parts ("." for most, "::" never: names are
 	// normalised to dots so that queries can match any language alike).
 	once  sync.Once
@@ -54,7 +57,7 @@ type Language struct {
 var registry = []*Language{
 	{Name: "go", Extensions: []string{".go"}, grammar: golang.GetLanguage},
 	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, grammar: typescript.GetLanguage},
-	{Name: "tsx", Extensions: []string{".tsx"}, grammar: tsx.GetLanguage},
+	{Name: "tsx", Extensions: []string{".tsx"}, grammar: tsx.GetLanguage, queryName: "typescript"},
 	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, grammar: javascript.GetLanguage},
 	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage},
 	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
@@ -94,7 +97,11 @@ func LanguageFor(p string) (*Language, bool) {
 // compiled returns the language's query, compiling it once.
 func (l *Language) compiled() (*sitter.Query, error) {
 	l.once.Do(func() {
-		src, err := queryFiles.ReadFile("queries/" + l.Name + ".scm")
+		name := l.Name
+		if l.queryName != "" {
+			name = l.queryName
+		}
+		src, err := queryFiles.ReadFile("queries/" + name + ".scm")
 		if err != nil {
 			l.err = fmt.Errorf("query for %s: %w", l.Name, err)
 			return
