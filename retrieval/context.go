@@ -37,7 +37,9 @@ type Item struct {
 	Doc       string   `json:"doc,omitempty"`
 	Excerpt   string   `json:"excerpt,omitempty"`
 	Calls     []string `json:"calls,omitempty"`
-	CalledBy  []string `json:"calledBy,omitempty"`
+	// CalledBy lists entities with a resolved reference to this one:
+	// callers, and users of a type.
+	CalledBy  []string `json:"usedBy,omitempty"`
 	Score     float64  `json:"score"`
 	Relevance float64  `json:"relevance"`
 	tokens    int
@@ -245,7 +247,7 @@ func RenderItem(it *Item) string {
 		fmt.Fprintf(&b, "calls: %s\n", strings.Join(it.Calls, ", "))
 	}
 	if len(it.CalledBy) > 0 {
-		fmt.Fprintf(&b, "called by: %s\n", strings.Join(it.CalledBy, ", "))
+		fmt.Fprintf(&b, "used by: %s\n", strings.Join(it.CalledBy, ", "))
 	}
 	b.WriteByte('\n')
 	return b.String()
