@@ -243,10 +243,7 @@ var knownExt = map[string]bool{
 // extension (so "fmt.Println" is a symbol and "main.go" a path).
 func looksLikePath(p string) bool {
 	ext := p[strings.LastIndexByte(p, '.')+1:]
-	if !knownExt[strings.ToLower(ext)] {
-		return false
-	}
-	return true
+	return knownExt[strings.ToLower(ext)]
 }
 
 // isSentenceDot rejects "word.Word" produced by a missing space after a

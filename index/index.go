@@ -274,9 +274,8 @@ type job struct {
 // result is a processed job.
 type result struct {
 	job
-	fd      store.FileData
-	same    bool // content hash unchanged: only the stat changed
-	newRefs []store.Ref
+	fd   store.FileData
+	same bool // content hash unchanged: only the stat changed
 }
 
 // batchFiles is how many files one write transaction holds during a large

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -256,7 +255,7 @@ func TestKilledProcess(t *testing.T) {
 	if bin == "" {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
-	src := filepath.Join(runtime.GOROOT(), "src", "go")
+	src := filepath.Join(goroot(t), "src", "go")
 	root := t.TempDir()
 	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
 		t.Fatalf("copy: %v %s", err, out)
@@ -312,4 +311,14 @@ func TestAnalyzerVersionChangeReanalyzes(t *testing.T) {
 	if sum, _ = run(t, root, config.Default()); sum.Parsed != 0 {
 		t.Fatalf("second run re-parsed: %+v", sum)
 	}
+}
+
+// goroot returns the Go installation's root, as "go env GOROOT" reports it.
+func goroot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestRealCodeNetHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes real code")
 	}
-	src := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	src := filepath.Join(goroot(t), "src", "net", "http")
 	root := t.TempDir()
 	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
 		t.Fatalf("copy %s: %v %s", src, err, out)

@@ -29,10 +29,9 @@ type fileScope struct {
 
 // fileSet answers path questions for import resolution.
 type fileSet struct {
-	paths   map[string]int64    // path → file id
-	byBase  map[string][]string // base name → paths
-	dirs    map[string][]string // dir → paths, sorted
-	langDir map[string]bool
+	paths  map[string]int64    // path → file id
+	byBase map[string][]string // base name → paths
+	dirs   map[string][]string // dir → paths, sorted
 }
 
 func newFileSet(paths map[string]int64) *fileSet {

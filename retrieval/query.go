@@ -508,7 +508,6 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 	type acc struct {
 		terms                map[string]float64
 		exact, graph, active float64
-		relevance            float64
 	}
 	files := map[int64]*acc{}
 	for id, c := range cands {
