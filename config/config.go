@@ -26,7 +26,8 @@ type Index struct {
 	MaxFileSize int64 `yaml:"maxFileSize"`
 	// Exclude holds extra gitignore-style patterns to skip.
 	Exclude []string `yaml:"exclude"`
-	// IncludeVendor indexes vendor/ and similar third-party directories.
+	// IncludeVendor indexes vendor/, third_party/, _vendor/ and similar
+	// directories of third-party code.
 	IncludeVendor bool `yaml:"includeVendor"`
 }
 

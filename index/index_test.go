@@ -190,6 +190,8 @@ func TestWalkIgnores(t *testing.T) {
 		"excluded.go":         "package p\n",
 		"node_modules/m/i.js": "x()\n",
 		"vendor/v/v.go":       "package v\n",
+		"third_party/t/t.go":  "package t\n",
+		"py/_vendor/x/x.py":   "x = 1\n",
 		"web/package.json":    "{}",
 		"web/dist/bundle.js":  "x()\n",
 		"web/src/app.ts":      "export const a = 1\n",
@@ -321,4 +323,28 @@ func goroot(tb testing.TB) string {
 		tb.Skipf("go env GOROOT: %v", err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+func TestPathClasses(t *testing.T) {
+	tests := []struct {
+		path             string
+		test, thirdParty bool
+	}{
+		{"net/http/server.go", false, false},
+		{"net/http/server_test.go", true, false},
+		{"tests/test_api.py", true, false},
+		{"src/app.spec.ts", true, false},
+		{"pkg/testdata/x.go", true, false},
+		{"requests/packages/urllib3/util.py", false, true},
+		{"packages/ui/src/button.ts", false, false}, // a JS monorepo's own code
+		{"deps/external/zlib/inflate.c", false, true},
+	}
+	for _, tt := range tests {
+		if got := IsTestPath(tt.path); got != tt.test {
+			t.Errorf("IsTestPath(%q) = %v", tt.path, got)
+		}
+		if got := IsThirdPartyPath(tt.path); got != tt.thirdParty {
+			t.Errorf("IsThirdPartyPath(%q) = %v", tt.path, got)
+		}
+	}
 }

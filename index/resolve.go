@@ -331,6 +331,18 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
+// IsThirdPartyPath reports code that is most likely a copy of someone
+// else's: under extern/ or external/, or a Python package vendored under a
+// packages/ directory (requests/packages/urllib3). Vendor directories proper
+// are not indexed at all unless configured.
+func IsThirdPartyPath(p string) bool {
+	s := "/" + p
+	if strings.Contains(s, "/extern/") || strings.Contains(s, "/external/") {
+		return true
+	}
+	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
+}
+
 // IsTestPath reports whether a path looks like a test file or test data, by
 // the conventions of the supported languages.
 func IsTestPath(p string) bool {

@@ -34,6 +34,10 @@ var alwaysSkipped = map[string]bool{
 	".gradle": true, ".idea": true, ".terraform": true,
 }
 
+// vendorDirs hold copies of third-party code by the conventions of Go,
+// pip and C/C++ projects; index.includeVendor indexes them.
+var vendorDirs = map[string]bool{"vendor": true, "vendored": true, "vendored_packages": true, "_vendor": true, "third_party": true, "thirdparty": true}
+
 // buildOutputs are skipped only next to a build manifest, because the same
 // names are ordinary source directories elsewhere (Go's go/build package).
 var buildOutputs = map[string]bool{"dist": true, "build": true, "out": true, "target": true, "coverage": true}
@@ -122,7 +126,7 @@ func (w *walker) dir(ctx context.Context, abs string, rel []string, inherited []
 			continue
 		}
 		if isDir {
-			if alwaysSkipped[name] || (name == "vendor" && !w.includeVendor) || (hasManifest && buildOutputs[name]) {
+			if alwaysSkipped[name] || (vendorDirs[name] && !w.includeVendor) || (hasManifest && buildOutputs[name]) {
 				continue
 			}
 			if matcher.Match(childRel, true) {

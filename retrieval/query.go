@@ -383,12 +383,15 @@ func massScale(total int) float64 {
 }
 
 // demotion scales down tests and documentation unless the message is about
-// them: they are useful context but rarely where a change belongs.
+// them, and copies of third-party code: they are useful context but rarely
+// where a change belongs.
 func demotion(p string, wantTests, wantDocs bool) float64 {
 	switch {
 	case !wantTests && index.IsTestPath(p):
 		return testDemotion
 	case !wantDocs && isDocPath(p):
+		return testDemotion
+	case index.IsThirdPartyPath(p):
 		return testDemotion
 	}
 	return 1
