@@ -53,7 +53,7 @@ func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	req := retrieval.Request{Text: text, Limit: 2 * ev.Config.Retrieval.MaxSections, MinRelevance: ev.Config.Retrieval.MinRelevance}
+	req := retrieval.Request{Text: text, Limit: 2 * ev.Config.Retrieval.MaxSections, MinRelevance: ev.Config.Retrieval.MinRelevance, EntitiesOnly: true}
 	// Continuity: files in play and symbols of the previous prompts carry
 	// over with reduced weight ("now add validation" after "AuthService").
 	since := time.Now().Add(-continuityWindow)

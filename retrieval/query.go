@@ -42,6 +42,10 @@ type Request struct {
 	// MinRelevance is the abstention threshold in [0, 1]; a negative value
 	// disables abstention.
 	MinRelevance float64
+	// EntitiesOnly skips file ranking (Response.Files stays empty), for
+	// callers that assemble context from entities: it saves a whole-file
+	// search per term.
+	EntitiesOnly bool
 }
 
 // Signals are the evidence behind a score, for --explain.
@@ -334,11 +338,13 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
-	files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
-	if err != nil {
-		return nil, err
+	if !req.EntitiesOnly {
+		files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		if err != nil {
+			return nil, err
+		}
+		resp.Files = files
 	}
-	resp.Files = files
 	if len(results) > req.Limit {
 		results = results[:req.Limit]
 	}

@@ -233,7 +233,8 @@ func newContextCmd() *cobra.Command {
 				}
 				cfg.Retrieval.MaxTokens = maxTokens
 			}
-			req := f.request(abs, text, 3*cfg.Retrieval.MaxSections)
+			req := f.request(abs, text, 2*cfg.Retrieval.MaxSections)
+			req.EntitiesOnly = true
 			resp, err := retrieval.Query(cmd.Context(), st, req)
 			if err != nil {
 				return err
