@@ -43,7 +43,8 @@ test-go:
 e2e-deps:
 	@if [ ! -x $(CLAUDE_BIN) ] && command -v npm >/dev/null; then \
 		mkdir -p $(CLAUDE_DIR) && cd $(CLAUDE_DIR) && echo '{"private":true}' > package.json && \
-		npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) >/dev/null; \
+		npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) >/dev/null \
+		|| echo "e2e-deps: npm could not install the Claude Code CLI; its end-to-end test will be skipped" >&2; \
 	fi
 
 lint:
