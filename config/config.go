@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -18,6 +19,17 @@ import (
 type Config struct {
 	Index     Index     `yaml:"index"`
 	Retrieval Retrieval `yaml:"retrieval"`
+	Hooks     Hooks     `yaml:"hooks"`
+}
+
+// Hooks configures the Claude Code hooks.
+type Hooks struct {
+	// Budget is the additionalContext budget in characters (Claude Code
+	// replaces anything over 10,000 with a preview).
+	Budget int `yaml:"budget"`
+	// Deadline is how long a hook may work before it answers with what is
+	// ready, as a Go duration ("1s", "800ms").
+	Deadline string `yaml:"deadline"`
 }
 
 // Index configures what is indexed.
@@ -43,6 +55,7 @@ func Default() Config {
 	return Config{
 		Index:     Index{MaxFileSize: 1 << 20},
 		Retrieval: Retrieval{MaxTokens: 4000, MaxSections: 10, MinRelevance: 0.5},
+		Hooks:     Hooks{Budget: 9500, Deadline: "1s"},
 	}
 }
 
@@ -81,6 +94,20 @@ func (c *Config) validate() error {
 		return fmt.Errorf("retrieval.maxSections must be positive, got %d", c.Retrieval.MaxSections)
 	case c.Retrieval.MinRelevance < 0 || c.Retrieval.MinRelevance > 1:
 		return fmt.Errorf("retrieval.minRelevance must be within [0, 1], got %g", c.Retrieval.MinRelevance)
+	case c.Hooks.Budget <= 0 || c.Hooks.Budget > 10000:
+		return fmt.Errorf("hooks.budget must be within (0, 10000], got %d", c.Hooks.Budget)
+	}
+	if d, err := time.ParseDuration(c.Hooks.Deadline); err != nil || d <= 0 {
+		return fmt.Errorf("hooks.deadline must be a positive duration such as 1s, got %q", c.Hooks.Deadline)
 	}
 	return nil
+}
+
+// HookDeadline returns hooks.deadline as a duration.
+func (c Config) HookDeadline() time.Duration {
+	d, err := time.ParseDuration(c.Hooks.Deadline)
+	if err != nil || d <= 0 {
+		return time.Second
+	}
+	return d
 }

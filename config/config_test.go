@@ -23,6 +23,9 @@ func TestLoad(t *testing.T) {
 		{"bad type", "retrieval:\n  maxTokens: lots\n", "parse config", nil},
 		{"out of range", "retrieval:\n  minRelevance: 2\n", "minRelevance", nil},
 		{"not yaml", "{{{", "parse config", nil},
+		{"hooks", "hooks:\n  budget: 4000\n  deadline: 500ms\n", "", func(c Config) bool { return c.Hooks.Budget == 4000 && c.HookDeadline().Milliseconds() == 500 }},
+		{"hook budget over the cap", "hooks:\n  budget: 20000\n", "hooks.budget", nil},
+		{"bad deadline", "hooks:\n  deadline: soon\n", "hooks.deadline", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

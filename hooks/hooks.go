@@ -73,7 +73,10 @@ type Options struct {
 	Root     string
 	Budget   int
 	Deadline time.Duration
-	Log      *zap.Logger
+	// BudgetSet and DeadlineSet say the values came from the command line
+	// and override the workspace's configuration.
+	BudgetSet, DeadlineSet bool
+	Log                    *zap.Logger
 	// Sources are the context sources; nil means DefaultSources.
 	Sources []Source
 }
@@ -105,9 +108,6 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	if log == nil {
 		log = zap.NewNop()
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
-	defer cancel()
-
 	in, err := ParseInput(stdin)
 	if err != nil {
 		return nil, err
@@ -123,6 +123,16 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	if err != nil {
 		return nil, err
 	}
+	// The workspace's configuration applies where the command line said
+	// nothing.
+	if !opts.BudgetSet {
+		opts.Budget = cfg.Hooks.Budget
+	}
+	if !opts.DeadlineSet {
+		opts.Deadline = cfg.HookDeadline()
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
+	defer cancel()
 	st, err := store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline})
 	if err != nil {
 		return nil, err

@@ -232,11 +232,20 @@ func TestFailOpen(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("unknown event: code %d out %q", code, out)
 	}
-	cmd := exec.Command(bin(t), "hook", "--no-such-flag", "user-prompt-submit")
-	cmd.Stdin = strings.NewReader(`{"prompt": "x"}`)
-	if o, err := cmd.Output(); err != nil || len(o) != 0 {
-		t.Errorf("unknown flag: %v %q", err, o)
+	for _, args := range [][]string{{"hook", "--no-such-flag", "user-prompt-submit"}, {"hook", "--budget", "lots", "user-prompt-submit"}} {
+		cmd := exec.Command(bin(t), args...)
+		cmd.Stdin = strings.NewReader(`{"prompt": "x"}`)
+		if o, err := cmd.Output(); err != nil || len(o) != 0 {
+			t.Errorf("%v: %v %q", args, err, o)
+		}
 	}
+	// The budget from the workspace's configuration applies.
+	os.WriteFile(filepath.Join(root, ".ctxls", "config.yaml"), []byte("hooks:\n  budget: 300\n"), 0o644)
+	out, _ = hook(t, "user-prompt-submit", input(map[string]any{"session_id": "budget", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+	if c := contextOf(t, "user-prompt-submit", out); len(c) > 300 {
+		t.Errorf("configured budget ignored: %d chars", len(c))
+	}
+	os.Remove(filepath.Join(root, ".ctxls", "config.yaml"))
 	// A corrupt index: still exit 0, nothing printed.
 	os.WriteFile(store.Path(root), []byte("garbage"), 0o644)
 	out, code = hook(t, "user-prompt-submit", input(map[string]any{"cwd": root, "prompt": "AuthService"}))

@@ -53,10 +53,16 @@ Events: ` + strings.Join(names, ", "),
 				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: unknown event %q (want one of %s)\n", event, strings.Join(names, ", "))
 				return nil
 			}
-			runHook(cmd, event, root, budget, deadline)
+			runHook(cmd, event, root, hooks.Options{Budget: budget, Deadline: deadline,
+				BudgetSet: cmd.Flags().Changed("budget"), DeadlineSet: cmd.Flags().Changed("deadline")})
 			return nil
 		},
 	}
+	// A malformed flag value must not fail the session either.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		fmt.Fprintf(c.ErrOrStderr(), "ctxls hook: %v\n", err)
+		return nil
+	})
 	cmd.Flags().StringVar(&root, "root", "", "workspace root (default: found from the input's cwd)")
 	cmd.Flags().IntVar(&budget, "budget", hooks.DefaultBudget, "additionalContext budget in characters")
 	cmd.Flags().DurationVar(&deadline, "deadline", hooks.DefaultDeadline, "answer with what is ready after this long")
@@ -64,7 +70,7 @@ Events: ` + strings.Join(names, ", "),
 }
 
 // runHook never returns an error: a hook fails open.
-func runHook(cmd *cobra.Command, event, root string, budget int, deadline time.Duration) {
+func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	start := time.Now()
 	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hooks.MaxInput+1))
 	log := zap.NewNop()
@@ -91,7 +97,8 @@ func runHook(cmd *cobra.Command, event, root string, budget int, deadline time.D
 		log.Warn("hook input unreadable", zap.String("event", event), zap.Error(readErr))
 		return
 	}
-	out, err := hooks.Run(cmd.Context(), event, data, hooks.Options{Root: root, Budget: budget, Deadline: deadline, Log: log})
+	opts.Root, opts.Log = root, log
+	out, err := hooks.Run(cmd.Context(), event, data, opts)
 	if err != nil {
 		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
 		return
