@@ -334,16 +334,7 @@ func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limi
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
-			return nil, classify(err)
-		}
-		out = append(out, h)
-	}
-	return out, classify(rows.Err())
+	return scanHits(rows)
 }
 
 // Stats summarises the index.
@@ -570,6 +561,11 @@ func (s *Store) SearchFiles(ctx context.Context, term string, pathWeight, bodyWe
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
+	return scanHits(rows)
+}
+
+// scanHits reads (rowid, score) rows.
+func scanHits(rows *sql.Rows) ([]Hit, error) {
 	defer rows.Close()
 	var out []Hit
 	for rows.Next() {
