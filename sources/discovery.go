@@ -1,0 +1,66 @@
+package sources
+
+import (
+	"context"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/sources/discover"
+)
+
+// Discovery suggests the agents, commands, skills and output styles that
+// fit a prompt, or the memory think suggestions for a memory think prompt.
+// Its LRU cache of parsed items is made on first use, sized by
+// sources.discovery.cacheSize, and kept for the life of the source.
+type Discovery struct {
+	once sync.Once
+	d    *discover.Discoverer
+}
+
+// Name implements Provider.
+func (*Discovery) Name() string { return "dynamic-discovery" }
+
+// Discover runs discovery for req's workspace and home, or reports it
+// disabled.
+func (s *Discovery) Discover(ctx context.Context, req *Request) discover.Result {
+	cfg := req.Config.Sources.Discovery
+	if !cfg.Enabled {
+		return discover.Result{SkipReason: discover.Disabled}
+	}
+	s.once.Do(func() { s.d = discover.New(cfg.CacheSize) })
+	return s.d.Discover(ctx, discover.Dirs(req.Root, req.Home), cfg.ScanTimeout())
+}
+
+// Collect implements Provider.
+func (s *Discovery) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
+	if req.Event != UserPromptSubmit || req.Prompt == "" {
+		return nil, nil
+	}
+	res := s.Discover(ctx, req)
+	log := logger(req)
+	if res.TimedOut {
+		log.Warn("discovery timed out; using the directories scanned", zap.Int("items", len(res.Items)))
+	}
+	for _, d := range res.Dirs {
+		if d.Error != "" {
+			log.Warn("discovery could not scan a directory", zap.String("dir", d.Path), zap.String("error", d.Error))
+		}
+	}
+	if res.SkipReason != "" {
+		log.Debug("discovery skipped", zap.String("reason", string(res.SkipReason)))
+		return nil, nil
+	}
+	cfg := req.Config.Sources.Discovery
+	m := discover.MatchPrompt(res.Items, req.Prompt, cfg.MinScore, cfg.MaxPerType)
+	text := discover.Format(m)
+	if text == "" {
+		return nil, nil
+	}
+	id := "suggestions"
+	if m.MemoryThink != "" {
+		id = "memory-think"
+	}
+	return []collect.Entry{{Source: "dynamic-discovery", ID: id, Content: text, Priority: collect.Low}}, nil
+}
