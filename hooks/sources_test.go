@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/sources/sourcestest"
 )
 
 // hookIn runs the built binary with HOME set to home, as Claude Code runs
@@ -27,25 +29,12 @@ func hookIn(t *testing.T, home, event string, fields map[string]any) string {
 	return contextOf(t, event, out.String())
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestContextSourcesThroughBinary drives the rules injector, AGENTS.md,
 // README, keyword modes and discovery through real hook processes.
 func TestContextSourcesThroughBinary(t *testing.T) {
 	root := workspace(t)
 	home := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	sourcestest.WriteFiles(t, root, map[string]string{
 		".cursor/rules/go.mdc":     "---\ndescription: Go conventions\nglobs: \"**/*.go\"\nalwaysApply: false\n---\nGOGLOB: wrap errors with fmt.Errorf and %w.\n",
 		".cursor/rules/always.mdc": "---\nalwaysApply: true\n---\nALWAYSRULE: answer in British English.\n",
 		".cursor/rules/broken.mdc": "---\nglobs: [\n  nope: x\n---\nBROKENRULE\n",
@@ -56,7 +45,7 @@ func TestContextSourcesThroughBinary(t *testing.T) {
 		".ctxls/config.yaml":       "sources:\n  modes:\n    - name: ultrawork\n      keywords: [ultrawork, ulw]\n      instruction: ULTRAMODE keep going until every task is done.\n",
 		".claude/agents/sqlmig.md": "---\nname: migrator\ndescription: Writes and reviews database schema migrations\n---\nbody\n",
 	})
-	writeFiles(t, home, map[string]string{
+	sourcestest.WriteFiles(t, home, map[string]string{
 		".claude/agents/migrator.md":     "---\nname: migrator\ndescription: GLOBAL migrator that the local one overrides\n---\n",
 		".claude/output-styles/Terse.md": "---\nname: Terse\ndescription: Short answers without preamble\n---\n",
 		".claude/rules/mine.md":          "USERRULE: prefer small functions.\n",

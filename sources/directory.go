@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -53,16 +54,10 @@ func (DirectoryAgents) Collect(ctx context.Context, req *Request) ([]collect.Ent
 			continue
 		}
 		seen[rel] = true
-		text, err := readHead(filepath.Join(req.Root, filepath.FromSlash(rel)))
-		if err != nil || strings.TrimSpace(text) == "" {
-			continue
+		if text, ok := readTrimmed(req.Root, rel, req.Config.Sources.AgentsMD.MaxChars); ok {
+			out = append(out, collect.Entry{Source: "directory-agents", ID: rel, Priority: collect.Normal,
+				Content: fmt.Sprintf("Instructions for agents in %s (%s):\n%s", dirLabel(path.Dir(rel)), rel, text)})
 		}
-		text = strings.TrimSpace(text)
-		if max := req.Config.Sources.AgentsMD.MaxChars; len(text) > max {
-			text = cut(text, max) + "\n… (trimmed; the whole file is " + rel + ")"
-		}
-		out = append(out, collect.Entry{Source: "directory-agents", ID: rel, Priority: collect.Normal,
-			Content: fmt.Sprintf("Instructions for agents in %s (%s):\n%s", dirLabel(path.Dir(rel)), rel, text)})
 	}
 	return out, nil
 }
@@ -119,16 +114,10 @@ func (DirectoryReadme) Collect(ctx context.Context, req *Request) ([]collect.Ent
 		if !ok {
 			continue
 		}
-		text, err := readHead(filepath.Join(req.Root, filepath.FromSlash(rel)))
-		if err != nil || strings.TrimSpace(text) == "" {
-			continue
+		if text, ok := readTrimmed(req.Root, rel, req.Config.Sources.Readme.MaxChars); ok {
+			out = append(out, collect.Entry{Source: "directory-readme", ID: rel, Priority: collect.Low,
+				Content: fmt.Sprintf("README of %s (%s):\n%s", dirLabel(d), rel, text)})
 		}
-		text = strings.TrimSpace(text)
-		if max := req.Config.Sources.Readme.MaxChars; len(text) > max {
-			text = cut(text, max) + "\n… (trimmed; the whole file is " + rel + ")"
-		}
-		out = append(out, collect.Entry{Source: "directory-readme", ID: rel, Priority: collect.Low,
-			Content: fmt.Sprintf("README of %s (%s):\n%s", dirLabel(d), rel, text)})
 	}
 	return out, nil
 }
@@ -169,17 +158,23 @@ func dirLabel(d string) string {
 	return d + "/"
 }
 
-// readHead reads at most maxDirFileSize bytes of a file.
-func readHead(p string) (string, error) {
-	f, err := os.Open(p)
+// readTrimmed reads the workspace file rel (at most maxDirFileSize bytes)
+// and trims it to max characters, saying where the rest is; ok is false for
+// an unreadable or blank file.
+func readTrimmed(root, rel string, max int) (string, bool) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		return "", err
+		return "", false
 	}
 	defer f.Close()
 	buf := make([]byte, maxDirFileSize)
-	n, err := f.Read(buf)
-	if n == 0 && err != nil {
-		return "", err
+	n, _ := io.ReadFull(f, buf)
+	text := strings.TrimSpace(string(buf[:n]))
+	if text == "" {
+		return "", false
 	}
-	return string(buf[:n]), nil
+	if len(text) > max {
+		text = cut(text, max) + "\n… (trimmed; the whole file is " + rel + ")"
+	}
+	return text, true
 }

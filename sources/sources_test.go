@@ -2,27 +2,13 @@ package sources
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/sources/sourcestest"
 )
-
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // ids returns the entries' source:id keys.
 func ids(es []collect.Entry) string {
@@ -35,14 +21,14 @@ func ids(es []collect.Entry) string {
 
 func rulesWorkspace(t *testing.T) (root, home string) {
 	root, home = t.TempDir(), t.TempDir()
-	write(t, root, map[string]string{
+	sourcestest.WriteFiles(t, root, map[string]string{
 		".cursor/rules/go.mdc":         "---\ndescription: Go style\nglobs: \"**/*.go\"\n---\nWrap errors with %w.\n",
 		".cursor/rules/always.mdc":     "---\nalwaysApply: true\n---\nBritish English.\n",
 		".cursor/rules/migrations.mdc": "---\ndescription: Database migrations and schema changes\n---\nNever edit an applied migration.\n",
 		".cursor/rules/broken.mdc":     "---\nglobs: [\n  bad: x\n---\nBroken.\n",
 		".claude/rules/api.md":         "---\npaths: [\"api/**\"]\n---\nAPI handlers validate input.\n",
 	})
-	write(t, home, map[string]string{".claude/rules/tests.md": "---\npaths: \"**/*_test.go\"\n---\nTests call t.Helper.\n"})
+	sourcestest.WriteFiles(t, home, map[string]string{".claude/rules/tests.md": "---\npaths: \"**/*_test.go\"\n---\nTests call t.Helper.\n"})
 	return root, home
 }
 
@@ -118,7 +104,7 @@ func TestRuleEntryText(t *testing.T) {
 func TestDirectorySources(t *testing.T) {
 	root := t.TempDir()
 	long := "# Billing\n\n" + strings.Repeat("Invoices are immutable once sent. ", 100)
-	write(t, root, map[string]string{
+	sourcestest.WriteFiles(t, root, map[string]string{
 		"AGENTS.md":                  "Run make test.\n",
 		"services/AGENTS.md":         "Services talk over gRPC only.\n",
 		"services/billing/README.md": long,

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/sources/sourcestest"
 )
 
 func TestSourcesCommand(t *testing.T) {
@@ -16,19 +18,17 @@ func TestSourcesCommand(t *testing.T) {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
 	root, home := t.TempDir(), t.TempDir()
-	files := map[string]string{
-		filepath.Join(root, ".cursor/rules/go.mdc"):            "---\nglobs: \"**/*.go\"\n---\nGo rule.\n",
-		filepath.Join(root, ".cursor/rules/bad.mdc"):           "---\nglobs: [\n  x: y\n---\nBad.\n",
-		filepath.Join(root, ".github/copilot-instructions.md"): "Always rule.\n",
-		filepath.Join(root, "pkg/AGENTS.md"):                   "pkg agents\n",
-		filepath.Join(root, "pkg/a.go"):                        "package pkg\n",
-		filepath.Join(root, ".ctxls/config.yaml"):              "sources:\n  modes:\n    - {name: ultrawork, keywords: [ulw], instruction: Keep going.}\n",
-		filepath.Join(home, ".claude/agents/reviewer.md"):      "---\nname: reviewer\ndescription: Reviews pull requests for security issues\n---\n",
-	}
-	for p, c := range files {
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(c), 0o644)
-	}
+	sourcestest.WriteFiles(t, root, map[string]string{
+		".cursor/rules/go.mdc":            "---\nglobs: \"**/*.go\"\n---\nGo rule.\n",
+		".cursor/rules/bad.mdc":           "---\nglobs: [\n  x: y\n---\nBad.\n",
+		".github/copilot-instructions.md": "Always rule.\n",
+		"pkg/AGENTS.md":                   "pkg agents\n",
+		"pkg/a.go":                        "package pkg\n",
+		".ctxls/config.yaml":              "sources:\n  modes:\n    - {name: ultrawork, keywords: [ulw], instruction: Keep going.}\n",
+	})
+	sourcestest.WriteFiles(t, home, map[string]string{
+		".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews pull requests for security issues\n---\n",
+	})
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = root

@@ -191,26 +191,21 @@ func FormatMemoryThink(c Context) string {
 	var b strings.Builder
 	b.WriteString("💡 Memory Think Suggestions:\n\n")
 	b.WriteString("Consider using --agent <name> for domain expertise or --style <name> for perspective.\n")
-	if len(c.Agents) > 0 {
-		b.WriteString("\nSuggested Agents:\n")
-		for _, m := range c.Agents {
-			fmt.Fprintf(&b, "- memory think %s '%s' --agent %s", c.MemoryThink, topic, m.Item.Name)
+	examples := func(title, flag string, ms []Match) {
+		if len(ms) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s:\n", title)
+		for _, m := range ms {
+			fmt.Fprintf(&b, "- memory think %s '%s' %s %s", c.MemoryThink, topic, flag, m.Item.Name)
 			if d := short(m.Item.Description, 70); d != "" {
 				fmt.Fprintf(&b, "  (%s)", d)
 			}
 			b.WriteByte('\n')
 		}
 	}
-	if len(c.Styles) > 0 {
-		b.WriteString("\nSuggested Styles:\n")
-		for _, m := range c.Styles {
-			fmt.Fprintf(&b, "- memory think %s '%s' --style %s", c.MemoryThink, topic, m.Item.Name)
-			if d := short(m.Item.Description, 70); d != "" {
-				fmt.Fprintf(&b, "  (%s)", d)
-			}
-			b.WriteByte('\n')
-		}
-	}
+	examples("Suggested Agents", "--agent", c.Agents)
+	examples("Suggested Styles", "--style", c.Styles)
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -7,25 +7,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// write creates files under dir from a path → content map.
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/ctxls/ctxls/sources/sourcestest"
+)
 
 func TestLoad(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	write(t, root, map[string]string{
+	sourcestest.WriteFiles(t, root, map[string]string{
 		".cursor/rules/go.mdc":                      "---\ndescription: Go style\nglobs: \"**/*.go\"\nalwaysApply: false\n---\nWrap errors with %w.\n",
 		".cursor/rules/always.mdc":                  "---\nalwaysApply: true\n---\nBritish English.\n",
 		".cursor/rules/sub/unquoted.mdc":            "---\nglobs: *.ts, web/**/*.tsx\n---\nUse strict mode.\n",
@@ -44,7 +32,7 @@ func TestLoad(t *testing.T) {
 		"docs/kord/rules/kord.md":                   "---\nglobs: [\"**/*.sql\"]\n---\nSQL is formatted with sqlfmt.\n",
 		"docs/kord/rules/plain.md":                  "Kord plain rule.\n",
 	})
-	write(t, home, map[string]string{".claude/rules/mine.md": "---\npaths: \"**/*_test.go\"\n---\nTests use t.Helper.\n"})
+	sourcestest.WriteFiles(t, home, map[string]string{".claude/rules/mine.md": "---\npaths: \"**/*_test.go\"\n---\nTests use t.Helper.\n"})
 	// The same file reached twice (a symbolic link) is loaded once.
 	if err := os.Symlink(filepath.Join(root, ".claude/rules/general.md"), filepath.Join(root, ".claude/rules/link.md")); err != nil {
 		t.Fatal(err)
@@ -140,7 +128,7 @@ func TestMatch(t *testing.T) {
 
 func TestLoadBadGlobAndCancel(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	sourcestest.WriteFiles(t, root, map[string]string{
 		".claude/rules/bad.md": "---\npaths: [\"src/[a-\"]\n---\nBad glob.\n",
 		".claude/rules/ok.md":  "Fine.\n",
 	})
