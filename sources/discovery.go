@@ -2,18 +2,23 @@ package sources
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/sources/discover"
+	"github.com/ctxls/ctxls/store"
 )
 
 // Discovery suggests the agents, commands, skills and output styles that
 // fit a prompt, or the memory think suggestions for a memory think prompt.
 // Its LRU cache of parsed items is made on first use, sized by
-// sources.discovery.cacheSize, and kept for the life of the source.
+// sources.discovery.cacheSize, kept for the life of the source and saved in
+// .ctxls/discovery-cache.json, so that the next hook process parses only
+// files that changed.
 type Discovery struct {
 	once sync.Once
 	d    *discover.Discoverer
@@ -29,8 +34,21 @@ func (s *Discovery) Discover(ctx context.Context, req *Request) discover.Result 
 	if !cfg.Enabled {
 		return discover.Result{SkipReason: discover.Disabled}
 	}
-	s.once.Do(func() { s.d = discover.New(cfg.CacheSize) })
-	return s.d.Discover(ctx, discover.Dirs(req.Root, req.Home), cfg.ScanTimeout())
+	cacheFile := filepath.Join(req.Root, store.DirName, "discovery-cache.json")
+	s.once.Do(func() {
+		s.d = discover.New(cfg.CacheSize)
+		if err := s.d.Cache().Load(cacheFile); err != nil {
+			logger(req).Info("discovery cache not loaded; rebuilding it", zap.Error(err))
+		}
+	})
+	res := s.d.Discover(ctx, discover.Dirs(req.Root, req.Home), cfg.ScanTimeout())
+	// Only a workspace ctxls already uses gets the file.
+	if _, err := os.Stat(filepath.Dir(cacheFile)); err == nil {
+		if err := s.d.Cache().Save(cacheFile); err != nil {
+			logger(req).Warn("discovery cache not saved", zap.Error(err))
+		}
+	}
+	return res
 }
 
 // Collect implements Provider.

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/sources/frontmatter"
 )
 
@@ -73,6 +74,10 @@ type Item struct {
 	Scope         Scope         `json:"scope"`
 	// Plugin is the plugin's name for plugin items.
 	Plugin string `json:"plugin,omitempty"`
+
+	// terms and nameTerms are the analyzed keywords and name, computed once
+	// when the item is parsed (and cached with it).
+	terms, nameTerms []string
 }
 
 // Dir is one directory scanned for one type of resource.
@@ -388,11 +393,20 @@ func (d *Discoverer) scan(ctx context.Context, dir Dir) ([]Item, DirResult) {
 	}
 	res.Exists = true
 	var items []Item
+	// One Analyzer per scan, made on the first cache miss: an Analyzer is
+	// not safe for concurrent use, and not free to make.
+	var a *analyzer.Analyzer
+	an := func() *analyzer.Analyzer {
+		if a == nil {
+			a = analyzer.New()
+		}
+		return a
+	}
 	add := func(path, name string) {
 		if len(items) >= maxFilesPerDir || ctx.Err() != nil {
 			return
 		}
-		if it, ok := d.item(path, name, dir); ok {
+		if it, ok := d.item(path, name, dir, an); ok {
 			items = append(items, it)
 		}
 	}
@@ -429,7 +443,7 @@ func (d *Discoverer) scan(ctx context.Context, dir Dir) ([]Item, DirResult) {
 
 // item returns the parsed item of one file, from the cache when the file
 // is unchanged. fallback is the name to use when the frontmatter has none.
-func (d *Discoverer) item(path, fallback string, dir Dir) (Item, bool) {
+func (d *Discoverer) item(path, fallback string, dir Dir, an func() *analyzer.Analyzer) (Item, bool) {
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() {
 		return Item{}, false
@@ -441,7 +455,7 @@ func (d *Discoverer) item(path, fallback string, dir Dir) (Item, bool) {
 	if err != nil {
 		return Item{}, false
 	}
-	it := Parse(head, path, fallback, dir)
+	it := parse(head, path, fallback, dir, an())
 	d.cache.Set(path, it, info.ModTime(), info.Size())
 	return it, true
 }
@@ -452,7 +466,11 @@ func readHead(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, maxHeadBytes)
+	size := int64(maxHeadBytes)
+	if info, err := f.Stat(); err == nil && info.Size() < size {
+		size = info.Size()
+	}
+	buf := make([]byte, size)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -464,6 +482,10 @@ func readHead(path string) ([]byte, error) {
 // missing or malformed leaves the name to the file name and the description
 // empty.
 func Parse(head []byte, path, fallback string, dir Dir) Item {
+	return parse(head, path, fallback, dir, analyzer.New())
+}
+
+func parse(head []byte, path, fallback string, dir Dir, a *analyzer.Analyzer) Item {
 	it := Item{Path: path, Type: dir.Type, Scope: dir.Scope, Plugin: dir.Plugin}
 	meta, _, err := frontmatter.Parse(head)
 	if err != nil {
@@ -490,7 +512,30 @@ func Parse(head []byte, path, fallback string, dir Dir) Item {
 	if len(it.Keywords) > maxKeywords {
 		it.Keywords = it.Keywords[:maxKeywords]
 	}
+	it.analyze(a)
 	return it
+}
+
+// analyze computes the item's distinct analyzed keyword and name terms.
+func (it *Item) analyze(a *analyzer.Analyzer) {
+	name := it.Name
+	if it.Plugin != "" {
+		name = strings.TrimPrefix(name, it.Plugin+":") // the namespace is not the name
+	}
+	it.nameTerms = distinct(a.Terms(strings.NewReplacer(":", " ", "-", " ", "_", " ").Replace(name)))
+	it.terms = distinct(a.Terms(strings.Join(it.Keywords, " ")))
+}
+
+func distinct(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // words returns the distinct lower-case words of s, in order.

@@ -219,3 +219,40 @@ func TestCacheFollowsEdits(t *testing.T) {
 		t.Fatalf("after edit: %+v", res.Items)
 	}
 }
+
+// TestCacheFile checks that a saved cache serves the next process: same
+// items, same matches, no re-parse; a corrupt file is reported and ignored.
+func TestCacheFile(t *testing.T) {
+	root, home := layout(t)
+	file := filepath.Join(t.TempDir(), "cache.json")
+	first := New(0)
+	want := first.Discover(context.Background(), Dirs(root, home), 2*time.Second)
+	if err := first.Cache().Save(file); err != nil {
+		t.Fatal(err)
+	}
+	next := New(0)
+	if err := next.Cache().Load(file); err != nil {
+		t.Fatal(err)
+	}
+	if next.Cache().Len() != first.Cache().Len() {
+		t.Fatalf("loaded %d entries, saved %d", next.Cache().Len(), first.Cache().Len())
+	}
+	got := next.Discover(context.Background(), Dirs(root, home), 2*time.Second)
+	// Everything came from the cache: it did not change, so there is
+	// nothing to save.
+	again := filepath.Join(t.TempDir(), "again.json")
+	if err := next.Cache().Save(again); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(again); err == nil {
+		t.Error("a run served from the loaded cache changed it")
+	}
+	prompt := "check the memory graph health and integrity"
+	if a, b := Format(MatchPrompt(want.Items, prompt, 2, 5)), Format(MatchPrompt(got.Items, prompt, 2, 5)); a != b || a == "" {
+		t.Errorf("matches differ after a reload:\n%s\n---\n%s", a, b)
+	}
+	os.WriteFile(file, []byte("{not json"), 0o644)
+	if err := New(0).Cache().Load(file); err == nil {
+		t.Error("a corrupt cache file loaded without error")
+	}
+}

@@ -88,13 +88,8 @@ func MatchPrompt(items []Item, prompt string, minScore, max int) Context {
 
 func score(it Item, prompt map[string]bool) Match {
 	m := Match{Item: it}
-	name := it.Name
-	if it.Plugin != "" {
-		name = strings.TrimPrefix(name, it.Plugin+":") // the namespace is not the name
-	}
-	nameTerms := map[string]bool{}
-	for _, t := range analyzer.Terms(strings.NewReplacer(":", " ", "-", " ", "_", " ").Replace(name)) {
-		nameTerms[t] = true
+	if it.terms == nil && it.nameTerms == nil {
+		it.analyze(analyzer.New()) // an item not made by Parse
 	}
 	seen := map[string]bool{}
 	consider := func(t string) {
@@ -103,13 +98,11 @@ func score(it Item, prompt map[string]bool) Match {
 			m.Matched = append(m.Matched, t)
 		}
 	}
-	for _, k := range it.Keywords {
-		for _, t := range analyzer.Terms(k) {
-			consider(t)
-		}
+	for _, t := range it.terms {
+		consider(t)
 	}
-	whole := len(nameTerms) > 0
-	for t := range nameTerms {
+	whole := len(it.nameTerms) > 0
+	for _, t := range it.nameTerms {
 		consider(t)
 		whole = whole && prompt[t]
 	}
