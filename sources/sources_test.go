@@ -2,6 +2,8 @@ package sources
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -192,5 +194,35 @@ func TestMatchModes(t *testing.T) {
 	}
 	if es, _ := (KeywordDetector{}).Collect(context.Background(), &Request{Event: PostToolUse, Prompt: "ulw", Config: cfg}); len(es) != 0 {
 		t.Errorf("mode injected outside a prompt")
+	}
+}
+
+func TestDiscoverySource(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	sourcestest.WriteFiles(t, home, map[string]string{
+		".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews pull requests for security issues\n---\n",
+	})
+	sourcestest.WriteFiles(t, root, map[string]string{".ctxls/keep": ""})
+	cfg := config.Default()
+	req := &Request{Event: UserPromptSubmit, Prompt: "review my pull request", Root: root, Home: home, Config: cfg}
+	es, err := (&Discovery{}).Collect(context.Background(), req)
+	if err != nil || len(es) != 1 || es[0].Content != "Relevant agents: reviewer (Reviews pull requests for security issues)" || es[0].Priority != collect.Low {
+		t.Fatalf("entries %+v, %v", es, err)
+	}
+	// The parsed items were saved for the next hook process.
+	if _, err := os.Stat(filepath.Join(root, ".ctxls", "discovery-cache.json")); err != nil {
+		t.Errorf("no discovery cache file: %v", err)
+	}
+	// Not for other events; not when disabled (and the report says why).
+	if es, _ := (&Discovery{}).Collect(context.Background(), &Request{Event: PostToolUse, Prompt: "review", Root: root, Home: home, Config: cfg}); len(es) != 0 {
+		t.Errorf("discovery outside a prompt: %+v", es)
+	}
+	cfg.Sources.Discovery.Enabled = false
+	req.Config = cfg
+	if es, _ := (&Discovery{}).Collect(context.Background(), req); len(es) != 0 {
+		t.Errorf("disabled discovery gave %+v", es)
+	}
+	if rep := Explain(context.Background(), req); rep.Discovery.SkipReason != "disabled" {
+		t.Errorf("skip reason %q, want disabled", rep.Discovery.SkipReason)
 	}
 }
