@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
@@ -271,12 +270,10 @@ func (d *Discoverer) Discover(ctx context.Context, dirs []Dir, timeout time.Dura
 		items []Item
 		res   DirResult
 	}
+	// Buffered: a scan that finishes after the timeout does not block.
 	ch := make(chan scanned, len(dirs))
-	var wg sync.WaitGroup
 	for i, dir := range dirs {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			items, res := d.scan(ctx, dir)
 			ch <- scanned{i, items, res}
 		}()
