@@ -11,10 +11,7 @@ package discover
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,7 +20,6 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
-	"github.com/ctxls/ctxls/sources/frontmatter"
 )
 
 // Type is the kind of resource.
@@ -131,119 +127,6 @@ const (
 	maxDescription = 1000
 	maxKeywords    = 100
 )
-
-// Dirs returns the directories to scan for a workspace root and a home
-// directory ("" for none): the seed's eight, then those of the plugins
-// listed in ~/.claude/plugins/installed_plugins.json.
-func Dirs(root, home string) []Dir {
-	sub := map[Type]string{Agent: "agents", Command: "commands", Skill: "skills", OutputStyle: "output-styles"}
-	var out []Dir
-	for _, t := range Types {
-		if home != "" {
-			out = append(out, Dir{Path: filepath.Join(home, ".claude", sub[t]), Type: t, Scope: Global})
-		}
-		out = append(out, Dir{Path: filepath.Join(root, ".claude", sub[t]), Type: t, Scope: Local})
-	}
-	if home != "" {
-		for _, p := range installedPlugins(home) {
-			out = append(out, pluginDirs(p)...)
-		}
-	}
-	return out
-}
-
-// installedPlugins reads Claude Code's plugin registry, in its version 1
-// ({"plugins": {id: {installPath}}}) and version 2 ({"plugins": {id:
-// [{installPath}]}}) shapes. A missing or unreadable registry lists none.
-func installedPlugins(home string) []string {
-	data, err := os.ReadFile(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"))
-	if err != nil {
-		return nil
-	}
-	var reg struct {
-		Plugins map[string]json.RawMessage `json:"plugins"`
-	}
-	if json.Unmarshal(data, &reg) != nil {
-		return nil
-	}
-	type install struct {
-		InstallPath string `json:"installPath"`
-	}
-	seen := map[string]bool{}
-	var out []string
-	ids := make([]string, 0, len(reg.Plugins))
-	for id := range reg.Plugins {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		raw := reg.Plugins[id]
-		var many []install
-		if json.Unmarshal(raw, &many) != nil {
-			var one install
-			if json.Unmarshal(raw, &one) != nil {
-				continue
-			}
-			many = []install{one}
-		}
-		for _, in := range many {
-			if in.InstallPath != "" && !seen[in.InstallPath] {
-				seen[in.InstallPath] = true
-				out = append(out, in.InstallPath)
-			}
-		}
-	}
-	return out
-}
-
-// pluginDirs returns a plugin's resource directories: the standard ones and
-// any its manifest names.
-func pluginDirs(dir string) []Dir {
-	var man struct {
-		Name         string          `json:"name"`
-		Agents       json.RawMessage `json:"agents"`
-		Commands     json.RawMessage `json:"commands"`
-		OutputStyles json.RawMessage `json:"outputStyles"`
-		Skills       json.RawMessage `json:"skills"`
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json")); err == nil {
-		json.Unmarshal(data, &man)
-	}
-	name := man.Name
-	if name == "" {
-		name = filepath.Base(dir)
-	}
-	var out []Dir
-	seen := map[string]bool{}
-	add := func(t Type, rels ...string) {
-		for _, r := range rels {
-			p := filepath.Clean(filepath.Join(dir, filepath.FromSlash(r)))
-			if rel, err := filepath.Rel(dir, p); err != nil || strings.HasPrefix(rel, "..") {
-				continue // a manifest may not point outside its plugin
-			}
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, Dir{Path: p, Type: t, Scope: Plugin, Plugin: name})
-			}
-		}
-	}
-	add(Agent, append([]string{"agents"}, paths(man.Agents)...)...)
-	add(Command, append([]string{"commands"}, paths(man.Commands)...)...)
-	add(Skill, append([]string{"skills"}, paths(man.Skills)...)...)
-	add(OutputStyle, append([]string{"output-styles"}, paths(man.OutputStyles)...)...)
-	return out
-}
-
-// paths decodes a manifest path field: a string or a list of strings.
-func paths(raw json.RawMessage) []string {
-	var one string
-	if json.Unmarshal(raw, &one) == nil && one != "" {
-		return []string{one}
-	}
-	var many []string
-	json.Unmarshal(raw, &many)
-	return many
-}
 
 // Discoverer scans directories, keeping parsed items in its cache between
 // runs; one Discoverer serves a long-lived process.
@@ -436,127 +319,4 @@ func (d *Discoverer) scan(ctx context.Context, dir Dir) ([]Item, DirResult) {
 	}
 	res.Items = len(items)
 	return items, res
-}
-
-// item returns the parsed item of one file, from the cache when the file
-// is unchanged. fallback is the name to use when the frontmatter has none.
-func (d *Discoverer) item(path, fallback string, dir Dir, an func() *analyzer.Analyzer) (Item, bool) {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() {
-		return Item{}, false
-	}
-	if it, ok := d.cache.Get(path, info.ModTime(), info.Size()); ok {
-		return it, true
-	}
-	head, err := readHead(path)
-	if err != nil {
-		return Item{}, false
-	}
-	it := parse(head, path, fallback, dir, an())
-	d.cache.Set(path, it, info.ModTime(), info.Size())
-	return it, true
-}
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := int64(maxHeadBytes)
-	if info, err := f.Stat(); err == nil && info.Size() < size {
-		size = info.Size()
-	}
-	buf := make([]byte, size)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return buf[:n], nil
-}
-
-// Parse builds an item from the head of its file. Frontmatter that is
-// missing or malformed leaves the name to the file name and the description
-// empty.
-func Parse(head []byte, path, fallback string, dir Dir) Item {
-	return parse(head, path, fallback, dir, analyzer.New())
-}
-
-func parse(head []byte, path, fallback string, dir Dir, a *analyzer.Analyzer) Item {
-	it := Item{Path: path, Type: dir.Type, Scope: dir.Scope, Plugin: dir.Plugin}
-	meta, _, err := frontmatter.Parse(head)
-	if err != nil {
-		meta = frontmatter.Meta{}
-	}
-	it.Name = strings.TrimSpace(meta.Name)
-	if dir.Type == Command || it.Name == "" {
-		// Commands are invoked by their file name.
-		it.Name = fallback
-	}
-	if dir.Scope == Plugin && dir.Plugin != "" && (dir.Type == Command || dir.Type == Agent) {
-		it.Name = dir.Plugin + ":" + it.Name
-	}
-	it.Name = clip(it.Name, maxName)
-	it.Description = clip(strings.Join(strings.Fields(meta.Description), " "), maxDescription)
-	switch {
-	case len(meta.Keywords) > 0:
-		it.Keywords, it.KeywordSource = meta.Keywords, FromKeywords
-	case it.Description != "":
-		it.Keywords, it.KeywordSource = words(it.Description+" "+meta.WhenToUse), FromDescription
-	default:
-		it.Keywords, it.KeywordSource = words(strings.NewReplacer("-", " ", "_", " ", ":", " ").Replace(fallback)), FromFilename
-	}
-	if len(it.Keywords) > maxKeywords {
-		it.Keywords = it.Keywords[:maxKeywords]
-	}
-	it.analyze(a)
-	return it
-}
-
-// analyze computes the item's distinct analyzed keyword and name terms.
-func (it *Item) analyze(a *analyzer.Analyzer) {
-	name := it.Name
-	if it.Plugin != "" {
-		name = strings.TrimPrefix(name, it.Plugin+":") // the namespace is not the name
-	}
-	it.nameTerms = distinct(a.Terms(strings.NewReplacer(":", " ", "-", " ", "_", " ").Replace(name)))
-	it.terms = distinct(a.Terms(strings.Join(it.Keywords, " ")))
-}
-
-func distinct(terms []string) []string {
-	seen := make(map[string]bool, len(terms))
-	out := terms[:0]
-	for _, t := range terms {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// words returns the distinct lower-case words of s, in order.
-func words(s string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 || r == '-' || r == '_')
-	}) {
-		w = strings.Trim(w, "-_")
-		if len(w) > 1 && !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
