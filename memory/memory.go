@@ -20,6 +20,7 @@ package memory
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -127,4 +128,19 @@ type Summary struct {
 func (m *Memory) Summary() Summary {
 	return Summary{Scope: m.Scope, Slug: m.Slug, Type: m.Type, Title: m.Title, Tags: m.Tags,
 		Severity: m.Severity, Files: m.Files, Path: m.Path, Created: m.Created, Updated: m.Updated}
+}
+
+// SlugFor makes a slug from a type and a title ("gotcha" and "Flock needs
+// a file" → "gotcha-flock-needs-a-file"), at most 80 characters.
+func SlugFor(t Type, title string) string {
+	s := slugify(string(t) + "-" + title)
+	for len(s) > 80 {
+		i := strings.LastIndexByte(s[:80], '-')
+		if i <= 0 {
+			s = strings.TrimRight(s[:80], "-")
+			break
+		}
+		s = s[:i]
+	}
+	return s
 }
