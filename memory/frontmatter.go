@@ -287,3 +287,7 @@ func setList(m *yaml.Node, key string, values []string, keepEmpty bool) {
 	}
 	set(m, key, seq)
 }
+
+// Frontmatter splits a markdown file into its YAML frontmatter and body
+// (ErrNoFrontmatter when it has none).
+func Frontmatter(data []byte) (front []byte, body string, err error) { return split(data) }
