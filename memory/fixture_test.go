@@ -170,3 +170,78 @@ func TestFixtureSearch(t *testing.T) {
 		t.Errorf("idle sync: %+v %v", st, err)
 	}
 }
+
+func TestImportFixture(t *testing.T) {
+	src := fixtureDir(t)
+	root := t.TempDir()
+	s := openStore(t, root)
+	ctx := context.Background()
+	rep, err := s.Import(ctx, src, Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every memory file is imported or reported; only graph.md is not a
+	// memory.
+	if rep.Imported != 413 || len(rep.Skipped) != 1 || filepath.Base(rep.Skipped[0].Path) != "graph.md" {
+		t.Errorf("imported %d, skipped %v", rep.Imported, rep.Skipped)
+	}
+	if rep.Renamed["decision-defer-low-severity-security-issues-v1.1.0"] != "decision-defer-low-severity-security-issues-v1-1-0" {
+		t.Errorf("renamed %v", rep.Renamed)
+	}
+	if rep.Edges+rep.MergedEdges+len(rep.SkippedEdges) != 483 {
+		t.Errorf("%d edges + %d merged + %d skipped != 483 in the source", rep.Edges, rep.MergedEdges, len(rep.SkippedEdges))
+	}
+	if len(rep.SkippedEdges) != 0 {
+		t.Errorf("edges not imported: %v", rep.SkippedEdges)
+	}
+	h, err := s.Health(ctx, Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Problems) != 0 || len(h.GraphIssues) != 0 || h.IndexStale || h.Memories != 413 {
+		t.Errorf("after import: %d problems (%v), graph issues %v, index stale %v, %d memories",
+			len(h.Problems), h.Problems, h.GraphIssues, h.IndexStale, h.Memories)
+	}
+	// The converted files are in the seed's format: graph.json adjacency,
+	// index.json keyed by slug.
+	g, _ := s.Graph(Project)
+	if g.Format != FormatAdjacency {
+		t.Errorf("graph format %s", g.Format)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".claude", "memory", "index.json"))
+	if ix, err := ParseIndex(data, filepath.Join(root, ".claude", "memory")); err != nil || ix.Format != IndexSeed || len(ix.Memories) != 413 {
+		t.Errorf("index.json after import: %v", err)
+	}
+	// Unknown frontmatter keys survive the conversion.
+	m, err := s.Get(ctx, Project, "gotcha-agents-should-be-copies-not-rewrites")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := Marshal(m)
+	if !strings.Contains(string(out), "project: claude-memory-plugin") {
+		t.Errorf("unknown key lost:\n%s", out)
+	}
+}
+
+func TestImportInPlace(t *testing.T) {
+	s, root := fixtureStore(t)
+	ctx := context.Background()
+	dir := filepath.Join(root, ".claude", "memory")
+	rep, err := s.Import(ctx, dir, Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 413 {
+		t.Errorf("imported %d", rep.Imported)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "graph.json.bak")); err != nil {
+		t.Errorf("old graph.json not kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "permanent", "decision-defer-low-severity-security-issues-v1.1.0.md")); err == nil {
+		t.Error("renamed memory's old file left behind")
+	}
+	mems, _, _ := s.Scan(ctx, Project)
+	if len(mems) != 413 {
+		t.Errorf("%d memories after in-place import", len(mems))
+	}
+}

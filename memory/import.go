@@ -91,7 +91,13 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 		}
 		st.index.Format, st.graph.Format = IndexSeed, FormatAdjacency
 		st.indexChanged, st.graphChanged = true, true
-		var written []string
+		// First decide every memory's slug and place, then convert the
+		// graph, then write each file once.
+		type accepted struct {
+			m    *Memory
+			from string
+		}
+		var todo []accepted
 		for i, m := range mems {
 			if errs[i] != nil {
 				rep.Skipped = append(rep.Skipped, Skipped{files[i], reason(errs[i], files[i])})
@@ -109,25 +115,14 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 			}
 			rel, _ := filepath.Rel(src, files[i])
 			m.Path = filepath.Join(st.dir, filepath.Dir(rel), m.Slug+".md")
-			if err := os.MkdirAll(filepath.Dir(m.Path), 0o755); err != nil {
-				return err
-			}
-			if err := st.save(m); err != nil {
-				return err
-			}
-			if inPlace && m.Path != files[i] {
-				if err := os.Remove(files[i]); err != nil {
-					return fmt.Errorf("import: remove renamed %s: %w", files[i], err)
-				}
-			}
+			st.index.Memories[m.Slug] = entryOf(m)
 			if old != m.Slug {
 				rep.Renamed[old] = m.Slug
 			}
 			if len(notes) > 0 {
 				rep.Changed[m.Slug] = notes
 			}
-			written = append(written, m.Slug)
-			rep.Imported++
+			todo = append(todo, accepted{m, files[i]})
 		}
 		rename := func(sl string) string {
 			if n, ok := rep.Renamed[sl]; ok {
@@ -162,21 +157,29 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 				rep.Edges++
 			}
 		}
-		// Frontmatter links mirror the graph; links naming a renamed memory
-		// follow it.
-		for _, sl := range written {
-			m, err := st.read(sl, now)
-			if err != nil {
-				return err
+		for _, a := range todo {
+			m := a.m
+			// Frontmatter links follow renamed memories and mirror the
+			// graph.
+			var links []string
+			for _, l := range m.Links {
+				links = append(links, rename(l))
 			}
-			for i, l := range m.Links {
-				m.Links[i] = rename(l)
+			m.Links = dedup(append(links, st.graph.Neighbours(m.Slug)...))
+			if err := os.MkdirAll(filepath.Dir(m.Path), 0o755); err != nil {
+				return err
 			}
 			if err := st.save(m); err != nil {
 				return err
 			}
+			if inPlace && m.Path != a.from {
+				if err := os.Remove(a.from); err != nil {
+					return fmt.Errorf("import: remove renamed %s: %w", a.from, err)
+				}
+			}
+			rep.Imported++
 		}
-		return st.mirrorLinks(now, written...)
+		return nil
 	})
 	if err != nil {
 		return nil, err
