@@ -117,6 +117,25 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 		return stats, nil
 	}
 	sort.Strings(changed)
+	// Batches commit on their own, so that a sync cut short by a hook's
+	// deadline keeps its progress and the next call carries on.
+	for start := 0; start == 0 || start < len(changed); start += syncBatch {
+		batch := changed[start:min(start+syncBatch, len(changed))]
+		n, err := s.syncBatch(ctx, cur, dirs, gone, batch)
+		stats.Indexed += n
+		if err != nil {
+			return stats, err
+		}
+		gone = nil
+	}
+	return stats, nil
+}
+
+// syncBatch is the number of memory files parsed and written per
+// transaction.
+const syncBatch = 500
+
+func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map[Scope]string, gone []int64, changed []string) (int, error) {
 	// Parse by scope, so that each memory records the scope it is in.
 	mems := make([]*Memory, len(changed))
 	errs := make([]error, len(changed))
@@ -134,40 +153,41 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return stats, err
+		return 0, err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := s.index.DB().BeginTx(ctx, nil)
 	if err != nil {
-		return stats, fmt.Errorf("update memory index: %w", err)
+		return 0, fmt.Errorf("update memory index: %w", err)
 	}
 	defer tx.Rollback()
 	for _, id := range gone {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM fts_memories WHERE rowid = ?`, id); err != nil {
-			return stats, fmt.Errorf("update memory index: %w", err)
+			return 0, fmt.Errorf("update memory index: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id); err != nil {
-			return stats, fmt.Errorf("update memory index: %w", err)
+			return 0, fmt.Errorf("update memory index: %w", err)
 		}
 	}
 	insRow, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO memories(id, path, size, mtime, skip, scope, slug, type, title, tags, severity, files, created, updated, terms)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
-		return stats, err
+		return 0, err
 	}
 	defer insRow.Close()
 	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO fts_memories(rowid, title, tags, files, body) VALUES(?,?,?,?,?)`)
 	if err != nil {
-		return stats, err
+		return 0, err
 	}
 	defer insDoc.Close()
 	an := analyzer.New()
+	indexed := 0
 	for i, p := range changed {
 		st := cur[p]
 		id := docID(p)
 		m := mems[i]
 		if errs[i] != nil {
 			if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, reason(errs[i], p), string(st.scope), "", "", "", "", "", "", 0, 0, ""); err != nil {
-				return stats, fmt.Errorf("index memory %s: %w", p, err)
+				return 0, fmt.Errorf("index memory %s: %w", p, err)
 			}
 			continue
 		}
@@ -178,17 +198,17 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 		distinct := distinctTerms(title, tags, files, body)
 		if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, "", string(m.Scope), m.Slug, string(m.Type), m.Title,
 			strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n"), m.Created.UnixMilli(), m.Updated.UnixMilli(), strings.Join(distinct, " ")); err != nil {
-			return stats, fmt.Errorf("index memory %s: %w", p, err)
+			return 0, fmt.Errorf("index memory %s: %w", p, err)
 		}
 		if _, err := insDoc.ExecContext(ctx, id, strings.Join(title, " "), strings.Join(tags, " "), strings.Join(files, " "), strings.Join(body, " ")); err != nil {
-			return stats, fmt.Errorf("index memory %s: %w", p, err)
+			return 0, fmt.Errorf("index memory %s: %w", p, err)
 		}
-		stats.Indexed++
+		indexed++
 	}
 	if err := tx.Commit(); err != nil {
-		return stats, fmt.Errorf("update memory index: %w", err)
+		return 0, fmt.Errorf("update memory index: %w", err)
 	}
-	return stats, nil
+	return indexed, nil
 }
 
 func distinctTerms(lists ...[]string) []string {

@@ -39,6 +39,10 @@ type Result struct {
 	DedupHits int
 }
 
+// lexicalWeight scales word overlap below an explicit attachment: a memory
+// its author attached to a file outranks one that merely shares its words.
+const lexicalWeight = 0.85
+
 // maxQueryText bounds the tool input analyzed for matching.
 const maxQueryText = 2000
 
@@ -50,8 +54,8 @@ const maxQueryText = 2000
 //
 // A memory's score is the highest of: 1 when one of its files is a touched
 // path, 0.9 when one of its globs matches one, and its lexical relevance
-// (the IDF-weighted share of the call's terms it contains) for the query
-// made of the touched paths and the tool input.
+// (the IDF-weighted share of the call's terms it contains, scaled by 0.85)
+// for the query made of the touched paths and the tool input.
 func Select(ctx context.Context, ms *memory.Store, cfg Config, req Request, seen func(key string) bool) (Result, error) {
 	var res Result
 	var types []memory.Type
@@ -95,6 +99,7 @@ func Select(ctx context.Context, ms *memory.Store, cfg Config, req Request, seen
 		return res, err
 	}
 	for _, h := range hits {
+		h.Relevance *= lexicalWeight
 		keep(h)
 	}
 	byType := map[memory.Type][]memory.Hit{}
