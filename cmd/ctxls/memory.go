@@ -395,6 +395,7 @@ func hasTags(have, want []string) bool {
 func newMemorySearchCmd() *cobra.Command {
 	var f memoryCmd
 	var limit int
+	var semantic bool
 	cmd := &cobra.Command{
 		Use:   "search TEXT",
 		Short: "Search memories with the full-text index (the analyzer used for code)",
@@ -417,9 +418,20 @@ func newMemorySearchCmd() *cobra.Command {
 			if _, err := ms.Sync(ctx); err != nil {
 				return err
 			}
-			hits, err := ms.Search(ctx, memory.Query{Text: strings.Join(args, " "), Scopes: scopes, Types: types, Tags: splitList(f.tags), Limit: limit})
+			text := strings.Join(args, " ")
+			hits, err := ms.Search(ctx, memory.Query{Text: text, Scopes: scopes, Types: types, Tags: splitList(f.tags), Limit: limit})
 			if err != nil {
 				return err
+			}
+			if semantic {
+				p := ms.Embedder()
+				if p == nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "ctxls: embeddings are disabled (embedding.provider %q): lexical results\n", ms.Config().Embedding.Provider)
+				} else if reranked, err := ms.Rerank(ctx, p, text, hits); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "ctxls: embeddings unavailable (%v): lexical results\n", err)
+				} else {
+					hits = reranked
+				}
 			}
 			if f.asJSON {
 				if hits == nil {
@@ -437,6 +449,7 @@ func newMemorySearchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.typ, "type", "", "only these types (comma-separated)")
 	cmd.Flags().StringVar(&f.tags, "tags", "", "only memories with all these tags (comma-separated)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "most results")
+	cmd.Flags().BoolVar(&semantic, "semantic", false, "re-rank with embeddings from the configured Ollama-compatible endpoint (lexical when unavailable)")
 	return cmd
 }
 
