@@ -287,6 +287,10 @@ type Hit struct {
 	Relevance float64 `json:"relevance"`
 }
 
+// pruneCommonAbove is the store size from which very common query terms
+// are left out of matching.
+const pruneCommonAbove = 1000
+
 // BM25F weights of title, tags, files, body.
 const bm25Weights = "8.0, 4.0, 4.0, 1.0"
 
@@ -324,8 +328,22 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	idf, df, n, err := s.idf(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	// In a large store, terms in more than half the memories barely move
+	// BM25 but make it score most of the store: they count for relevance,
+	// not for matching (unless nothing else is left).
+	matchTerms := terms
+	if n >= pruneCommonAbove {
+		matchTerms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return df[t] > 0.5 })
+	}
+	if len(matchTerms) == 0 {
+		matchTerms = terms
+	}
 	var match strings.Builder
-	for i, t := range terms {
+	for i, t := range matchTerms {
 		if i > 0 {
 			match.WriteString(" OR ")
 		}
@@ -364,10 +382,6 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	idf, err := s.idf(ctx, terms)
-	if err != nil {
-		return nil, err
-	}
 	for i := range hits {
 		hits[i].Relevance = coverage(terms, docTerms[i], idf)
 	}
@@ -403,11 +417,11 @@ func filters(q Query) (string, []any) {
 }
 
 // idf returns each term's inverse document frequency over the memories
-// (BM25's form, always positive; a term no memory has weighs most).
-func (s *Store) idf(ctx context.Context, terms []string) (map[string]float64, error) {
-	var n float64
+// (BM25's form, always positive; a term no memory has weighs most) and the
+// share of memories that contain it.
+func (s *Store) idf(ctx context.Context, terms []string) (idf, share map[string]float64, n float64, err error) {
 	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	df := map[string]float64{}
 	args := make([]any, len(terms))
@@ -416,22 +430,26 @@ func (s *Store) idf(ctx context.Context, terms []string) (map[string]float64, er
 	}
 	rows, err := s.index.DB().QueryContext(ctx, `SELECT term, doc FROM fts_memories_vocab WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(terms)), ",")+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("memory term statistics: %w", err)
+		return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t string
 		var d float64
 		if err := rows.Scan(&t, &d); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		df[t] = d
 	}
-	out := make(map[string]float64, len(terms))
+	idf = make(map[string]float64, len(terms))
+	share = make(map[string]float64, len(terms))
 	for _, t := range terms {
-		out[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
+		idf[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
+		if n > 0 {
+			share[t] = df[t] / n
+		}
 	}
-	return out, rows.Err()
+	return idf, share, n, rows.Err()
 }
 
 // coverage is the IDF-weighted share of query terms found in a document.
@@ -485,4 +503,55 @@ func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
 		}
 	}
 	return out, rows.Err()
+}
+
+// SyncIfChanged is Sync for the hooks' critical path: it skips the walk
+// over every file's size and time when no scope directory changed (a
+// memory written, renamed or deleted changes its directory, and ctxls and
+// most editors write by rename) and the last full sync is younger than
+// maxAge, so an edit made in place is seen within maxAge.
+func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncStats, error) {
+	if s.index == nil {
+		return SyncStats{}, ErrNoIndex
+	}
+	dirs := s.Dirs()
+	sig := dirSignature(dirs)
+	last, _ := s.index.Meta(ctx, "memory_sync_signature")
+	at, _ := s.index.Meta(ctx, "memory_sync_at")
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && last == sig && s.now().Sub(t) < maxAge {
+		return SyncStats{}, nil
+	}
+	st, err := s.sync(ctx, dirs)
+	if err != nil {
+		return st, err
+	}
+	if err := s.index.SetMeta(ctx, "memory_sync_signature", sig); err != nil {
+		return st, err
+	}
+	return st, s.index.SetMeta(ctx, "memory_sync_at", s.now().Format(time.RFC3339Nano))
+}
+
+// dirSignature hashes the path and modification time of every directory of
+// the scopes (files are not stat'ed).
+func dirSignature(dirs map[Scope]string) string {
+	h := fnv.New64a()
+	for _, sc := range Scopes {
+		dir, ok := dirs[sc]
+		if !ok {
+			continue
+		}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			if info, err := d.Info(); err == nil {
+				fmt.Fprintf(h, "%s\x00%d\x00", p, info.ModTime().UnixNano())
+			}
+			return nil
+		})
+	}
+	return fmt.Sprintf("%x", h.Sum64())
 }

@@ -301,3 +301,42 @@ func TestConcurrentWriterHelper(t *testing.T) {
 		}
 	}
 }
+
+func TestSyncIfChanged(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	ctx := context.Background()
+	dir := filepath.Join(root, ".claude", "memory")
+	os.MkdirAll(dir, 0o755)
+	put := func(slug, title string) {
+		m := newMem(slug, Gotcha, "x")
+		m.Title, m.Created, m.Updated = title, now.Add(-time.Hour), now.Add(-time.Hour)
+		data, _ := Marshal(m)
+		os.WriteFile(filepath.Join(dir, slug+".md"), data, 0o644)
+	}
+	put("gotcha-a", "zebra crossing")
+	if st, err := s.SyncIfChanged(ctx, time.Minute); err != nil || st.Indexed != 1 {
+		t.Fatalf("first sync: %+v %v", st, err)
+	}
+	// A new file changes the directory: seen at once.
+	put("gotcha-b", "giraffe neck")
+	if st, _ := s.SyncIfChanged(ctx, time.Minute); st.Indexed != 1 {
+		t.Errorf("new file not seen: %+v", st)
+	}
+	// Nothing changed: no walk over the files.
+	if st, _ := s.SyncIfChanged(ctx, time.Minute); st.Files != 0 {
+		t.Errorf("idle call walked the files: %+v", st)
+	}
+	// An edit in place (same directory) is seen once maxAge has passed.
+	put("gotcha-a", "okapi stripes")
+	future := time.Now().Add(time.Hour) // mtime differs from the first write
+	os.Chtimes(filepath.Join(dir, "gotcha-a.md"), future, future)
+	os.Chtimes(dir, now, now)
+	now = now.Add(2 * time.Minute)
+	s.SyncIfChanged(ctx, time.Minute)
+	if hits, _ := s.Search(ctx, Query{Text: "okapi"}); len(hits) != 1 {
+		t.Errorf("in-place edit not seen after maxAge: %v", hits)
+	}
+}
