@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,7 +130,11 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 		}
 		gone = nil
 	}
-	return stats, nil
+	var n int
+	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+		return stats, err
+	}
+	return stats, s.index.SetMeta(ctx, "memory_docs", strconv.Itoa(n))
 }
 
 // syncBatch is the number of memory files parsed and written per
@@ -420,36 +426,44 @@ func filters(q Query) (string, []any) {
 // (BM25's form, always positive; a term no memory has weighs most) and the
 // share of memories that contain it.
 func (s *Store) idf(ctx context.Context, terms []string) (idf, share map[string]float64, n float64, err error) {
-	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+	if n, err = s.docCount(ctx); err != nil {
 		return nil, nil, 0, err
 	}
-	df := map[string]float64{}
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		args[i] = t
-	}
-	rows, err := s.index.DB().QueryContext(ctx, `SELECT term, doc FROM fts_memories_vocab WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(terms)), ",")+`)`, args...)
+	// One lookup per term: fts5vocab answers term = ? from the index, while
+	// term IN (...) scans the whole vocabulary.
+	stmt, err := s.index.DB().PrepareContext(ctx, `SELECT doc FROM fts_memories_vocab WHERE term = ?`)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var d float64
-		if err := rows.Scan(&t, &d); err != nil {
-			return nil, nil, 0, err
-		}
-		df[t] = d
-	}
+	defer stmt.Close()
 	idf = make(map[string]float64, len(terms))
 	share = make(map[string]float64, len(terms))
 	for _, t := range terms {
-		idf[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
+		var df float64
+		if err := stmt.QueryRowContext(ctx, t).Scan(&df); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
+		}
+		idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
 		if n > 0 {
-			share[t] = df[t] / n
+			share[t] = df / n
 		}
 	}
-	return idf, share, n, rows.Err()
+	return idf, share, n, nil
+}
+
+// docCount is the number of indexed memories, kept in the meta table by
+// sync (counting rows costs milliseconds on a large store).
+func (s *Store) docCount(ctx context.Context) (float64, error) {
+	if v, err := s.index.Meta(ctx, "memory_docs"); err == nil && v != "" {
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return n, nil
+		}
+	}
+	var n float64
+	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // coverage is the IDF-weighted share of query terms found in a document.
