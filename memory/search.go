@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -520,52 +521,81 @@ func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
 }
 
 // SyncIfChanged is Sync for the hooks' critical path: it skips the walk
-// over every file's size and time when no scope directory changed (a
-// memory written, renamed or deleted changes its directory, and ctxls and
-// most editors write by rename) and the last full sync is younger than
-// maxAge, so an edit made in place is seen within maxAge.
+// over every file's size and time when no directory holding memories
+// changed (a memory written, renamed or deleted changes its directory, and
+// ctxls and most editors write by rename) and the last full sync is younger
+// than maxAge, so an edit made in place is seen within maxAge. The check
+// stats the directories recorded by the last full sync, not the files.
 func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncStats, error) {
 	if s.index == nil {
 		return SyncStats{}, ErrNoIndex
 	}
 	dirs := s.Dirs()
-	sig := dirSignature(dirs)
-	last, _ := s.index.Meta(ctx, "memory_sync_signature")
 	at, _ := s.index.Meta(ctx, "memory_sync_at")
-	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && last == sig && s.now().Sub(t) < maxAge {
+	known, _ := s.index.Meta(ctx, "memory_sync_dirs")
+	last, _ := s.index.Meta(ctx, "memory_sync_signature")
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && known != "" && s.now().Sub(t) < maxAge &&
+		dirSignature(strings.Split(known, "\n")) == last {
 		return SyncStats{}, nil
 	}
 	st, err := s.sync(ctx, dirs)
 	if err != nil {
 		return st, err
 	}
-	if err := s.index.SetMeta(ctx, "memory_sync_signature", sig); err != nil {
+	watch, err := s.watchedDirs(ctx, dirs)
+	if err != nil {
 		return st, err
 	}
-	return st, s.index.SetMeta(ctx, "memory_sync_at", s.now().Format(time.RFC3339Nano))
+	for k, v := range map[string]string{
+		"memory_sync_dirs":      strings.Join(watch, "\n"),
+		"memory_sync_signature": dirSignature(watch),
+		"memory_sync_at":        s.now().Format(time.RFC3339Nano),
+	} {
+		if err := s.index.SetMeta(ctx, k, v); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
 
-// dirSignature hashes the path and modification time of every directory of
-// the scopes (files are not stat'ed).
-func dirSignature(dirs map[Scope]string) string {
-	h := fnv.New64a()
-	for _, sc := range Scopes {
-		dir, ok := dirs[sc]
-		if !ok {
-			continue
+// watchedDirs are the scope directories and every directory that holds an
+// indexed memory file; a new subdirectory changes its parent, which is one
+// of them.
+func (s *Store) watchedDirs(ctx context.Context, dirs map[Scope]string) ([]string, error) {
+	set := map[string]bool{}
+	for _, d := range dirs {
+		set[d] = true
+	}
+	rows, err := s.index.DB().QueryContext(ctx, `SELECT path FROM memories`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
 		}
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			if info, err := d.Info(); err == nil {
-				fmt.Fprintf(h, "%s\x00%d\x00", p, info.ModTime().UnixNano())
-			}
-			return nil
-		})
+		set[filepath.Dir(p)] = true
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, rows.Err()
+}
+
+// dirSignature hashes the modification times of directories (a missing one
+// counts as such).
+func dirSignature(dirs []string) string {
+	h := fnv.New64a()
+	for _, d := range dirs {
+		var mt int64 = -1
+		if info, err := os.Stat(d); err == nil {
+			mt = info.ModTime().UnixNano()
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", d, mt)
 	}
 	return fmt.Sprintf("%x", h.Sum64())
 }
