@@ -195,12 +195,13 @@ func newMemoryWriteCmd() *cobra.Command {
 				return err
 			}
 			if !ok && !term.IsTerminal(int(os.Stdin.Fd())) {
-				// Piped input without a flag is the content.
+				// Piped input without a flag is the content (possibly
+				// empty: a script never gets an editor).
 				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 4<<20))
 				if err != nil {
 					return err
 				}
-				content, ok = string(data), len(data) > 0
+				content, ok = string(data), true
 			}
 			if !ok {
 				if content, err = editText(ctx, ""); err != nil {
