@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"maps"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -201,12 +202,7 @@ func (i GraphIssue) String() string {
 // given) every endpoint is a memory of the scope.
 func (g *Graph) Check(exists func(slug string) bool) []GraphIssue {
 	var out []GraphIssue
-	srcs := make([]string, 0, len(g.Adj))
-	for s := range g.Adj {
-		srcs = append(srcs, s)
-	}
-	sort.Strings(srcs)
-	for _, s := range srcs {
+	for _, s := range slices.Sorted(maps.Keys(g.Adj)) {
 		seen := map[Edge]bool{}
 		for _, e := range g.Adj[s] {
 			issue := func(kind string) { out = append(out, GraphIssue{kind, s, e.Target, e.Label}) }
@@ -245,12 +241,7 @@ func (g *Graph) Repair(exists func(string) bool) []GraphIssue {
 	}
 	fixed := NewGraph()
 	fixed.Format, fixed.nodes = g.Format, g.nodes
-	srcs := make([]string, 0, len(g.Adj))
-	for s := range g.Adj {
-		srcs = append(srcs, s)
-	}
-	sort.Strings(srcs)
-	for _, s := range srcs {
+	for _, s := range slices.Sorted(maps.Keys(g.Adj)) {
 		for _, e := range g.Adj[s] {
 			if e.Target == s || exists != nil && (!exists(s) || !exists(e.Target)) {
 				continue
@@ -356,12 +347,7 @@ func (g *Graph) Marshal(nodes []Node) ([]byte, error) {
 	if out.Nodes == nil {
 		out.Nodes = []Node{}
 	}
-	srcs := make([]string, 0, len(g.Adj))
-	for s := range g.Adj {
-		srcs = append(srcs, s)
-	}
-	sort.Strings(srcs)
-	for _, s := range srcs {
+	for _, s := range slices.Sorted(maps.Keys(g.Adj)) {
 		for _, e := range g.Adj[s] {
 			if forward(e.Label, s, e.Target) || s == e.Target {
 				out.Edges = append(out.Edges, pe{s, e.Target, e.Label, e.Timestamp})

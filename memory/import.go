@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"errors"
 	"fmt"
 	"os"
@@ -130,7 +131,7 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 			}
 			return sl
 		}
-		for _, from := range sortedKeys(srcGraph.Adj) {
+		for _, from := range slices.Sorted(maps.Keys(srcGraph.Adj)) {
 			for _, e := range srcGraph.Adj[from] {
 				a, b := rename(from), rename(e.Target)
 				if st.graph.Has(a, b, e.Label) || st.graph.Has(b, a, Inverse(e.Label)) {
@@ -185,15 +186,6 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 		return nil, err
 	}
 	return rep, s.reindex(ctx, scope)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // normalise makes a loaded memory meet the seed's rules where that can be

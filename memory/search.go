@@ -235,40 +235,11 @@ func distinctTerms(lists ...[]string) []string {
 // walkStats calls fn with the size and modification time of every memory
 // file of a scope.
 func walkStats(dir string, scope Scope, fn func(path string, size, mtime int64)) error {
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll
-			}
-			return err
+	return walkMemories(dir, scope, func(p string, d fs.DirEntry) {
+		if info, err := d.Info(); err == nil { // else removed while walking
+			fn(p, info.Size(), info.ModTime().UnixNano())
 		}
-		name := d.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if scope == Project && p == filepath.Join(dir, "local") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".md") || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // removed while walking
-		}
-		fn(p, info.Size(), info.ModTime().UnixNano())
-		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("list memories in %s: %w", dir, err)
-	}
-	return nil
 }
 
 // Query is a memory search.

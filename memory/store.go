@@ -124,11 +124,11 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// memoryFiles lists a scope's markdown files: any depth (the plugin keeps
-// permanent/, temporary/ and archive/), except hidden entries and, for the
-// project scope, the nested local scope.
-func memoryFiles(dir string, scope Scope) ([]string, error) {
-	var out []string
+// walkMemories calls fn for each markdown file of a scope: any depth (the
+// plugin keeps permanent/, temporary/ and archive/), except hidden entries
+// and, for the project scope, the nested local scope. A missing directory
+// has no files.
+func walkMemories(dir string, scope Scope, fn func(path string, d fs.DirEntry)) error {
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {
@@ -150,15 +150,22 @@ func memoryFiles(dir string, scope Scope) ([]string, error) {
 			return nil
 		}
 		if strings.HasSuffix(name, ".md") && d.Type().IsRegular() {
-			out = append(out, p)
+			fn(p, d)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list memories in %s: %w", dir, err)
+		return fmt.Errorf("list memories in %s: %w", dir, err)
 	}
+	return nil
+}
+
+// memoryFiles lists a scope's markdown files, sorted.
+func memoryFiles(dir string, scope Scope) ([]string, error) {
+	var out []string
+	err := walkMemories(dir, scope, func(p string, _ fs.DirEntry) { out = append(out, p) })
 	sort.Strings(out)
-	return out, nil
+	return out, err
 }
 
 // Scan reads every memory file of a scope, on all cores. Files that are not

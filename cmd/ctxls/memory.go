@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +72,15 @@ func (f *memoryCmd) scopes() ([]memory.Scope, error) {
 	}
 	sc, err := f.scopeOr("")
 	return []memory.Scope{sc}, err
+}
+
+// scopesOrAll returns --scope, or every enabled scope.
+func (f *memoryCmd) scopesOrAll(ms *memory.Store) ([]memory.Scope, error) {
+	scopes, err := f.scopes()
+	if err != nil || scopes != nil {
+		return scopes, err
+	}
+	return slices.Sorted(maps.Keys(ms.Dirs())), nil
 }
 
 func (f *memoryCmd) types() ([]memory.Type, error) {
@@ -325,7 +336,7 @@ func newMemoryListCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			scopes, err := f.scopes()
+			scopes, err := f.scopesOrAll(ms)
 			if err != nil {
 				return err
 			}
@@ -334,12 +345,6 @@ func newMemoryListCmd() *cobra.Command {
 				return err
 			}
 			tags := splitList(f.tags)
-			if scopes == nil {
-				for sc := range ms.Dirs() {
-					scopes = append(scopes, sc)
-				}
-				sort.Slice(scopes, func(a, b int) bool { return scopes[a] < scopes[b] })
-			}
 			type row struct {
 				Scope memory.Scope `json:"scope"`
 				memory.IndexEntry
@@ -351,7 +356,7 @@ func newMemoryListCmd() *cobra.Command {
 					return err
 				}
 				for _, e := range list {
-					if len(types) > 0 && !contains(types, e.Type) || !hasTags(e.Tags, tags) {
+					if len(types) > 0 && !slices.Contains(types, e.Type) || !hasTags(e.Tags, tags) {
 						continue
 					}
 					out = append(out, row{sc, e})
@@ -375,18 +380,9 @@ func newMemoryListCmd() *cobra.Command {
 	return cmd
 }
 
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 func hasTags(have, want []string) bool {
 	for _, w := range want {
-		if !contains(have, w) {
+		if !slices.Contains(have, w) {
 			return false
 		}
 	}
@@ -668,15 +664,9 @@ func newMemoryHealthCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			scopes, err := f.scopes()
+			scopes, err := f.scopesOrAll(ms)
 			if err != nil {
 				return err
-			}
-			if scopes == nil {
-				for sc := range ms.Dirs() {
-					scopes = append(scopes, sc)
-				}
-				sort.Slice(scopes, func(a, b int) bool { return scopes[a] < scopes[b] })
 			}
 			var reps []*memory.HealthReport
 			healthy := true
@@ -749,15 +739,9 @@ func newMemoryRebuildCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			scopes, err := f.scopes()
+			scopes, err := f.scopesOrAll(ms)
 			if err != nil {
 				return err
-			}
-			if scopes == nil {
-				for sc := range ms.Dirs() {
-					scopes = append(scopes, sc)
-				}
-				sort.Slice(scopes, func(a, b int) bool { return scopes[a] < scopes[b] })
 			}
 			var reps []memory.RebuildReport
 			for _, sc := range scopes {
@@ -817,7 +801,7 @@ func newMemoryImportCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "imported %d memories and %d links into the %s scope (%d duplicate edges merged)\n", r.Imported, r.Edges, r.Scope, r.MergedEdges)
-			for _, s := range sortedMapKeys(r.Changed) {
+			for _, s := range slices.Sorted(maps.Keys(r.Changed)) {
 				fmt.Fprintf(w, "  changed %s: %s\n", s, strings.Join(r.Changed[s], "; "))
 			}
 			for _, s := range r.Skipped {
@@ -831,13 +815,4 @@ func newMemoryImportCmd() *cobra.Command {
 	}
 	f.flags(cmd, "target scope (default: config scopes.default, else project)")
 	return cmd
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
