@@ -2,10 +2,10 @@ package memory
 
 import (
 	"bytes"
-	"maps"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"

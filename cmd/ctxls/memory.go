@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
