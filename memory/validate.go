@@ -113,7 +113,7 @@ func Validate(m *Memory, now time.Time) error {
 // checkFilePattern rejects attached paths that would escape the workspace.
 func checkFilePattern(p string) error {
 	if p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") {
-		return fmt.Errorf("file %q must be a path or glob relative to the workspace root, without ..", p)
+		return fmt.Errorf("file %q must be a path or glob relative to the workspace root, without \"..\" parts", p)
 	}
 	return nil
 }

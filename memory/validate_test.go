@@ -50,7 +50,7 @@ func TestValidate(t *testing.T) {
 		{"gotcha severity", func(m *Memory) { m.Type = Gotcha; m.Severity = "high" }, ""},
 		{"unknown severity", func(m *Memory) { m.Severity = "urgent" }, "severity"},
 		{"attached glob", func(m *Memory) { m.Files = []string{"src/**/*.go"} }, ""},
-		{"attached path escaping", func(m *Memory) { m.Files = []string{"../secrets"} }, "without .."},
+		{"attached path escaping", func(m *Memory) { m.Files = []string{"../secrets"} }, `without ".." parts`},
 		{"attached absolute path", func(m *Memory) { m.Files = []string{"/etc/passwd"} }, "relative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
