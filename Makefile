@@ -67,8 +67,8 @@ bench-hooks: build
 # bench-memory: search (p50/p95) and rebuild over 10,000 generated memories,
 # with ripgrep over the same files as the peer.
 bench-memory:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^search$$|^hook|^ripgrep)' -benchtime 300x ./memory/
-	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/fullsync' -benchtime 20x ./memory/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^search$$|^hook)' -benchtime 300x ./memory/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^fullsync|^ripgrep)' -benchtime 20x ./memory/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemoryRebuild' -benchtime 3x -count 3 ./memory/
 
 clean:
