@@ -69,6 +69,11 @@ func docID(path string) int64 {
 }
 
 func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, error) {
+	return s.syncParsed(ctx, dirs, nil)
+}
+
+// syncParsed is sync with memories already parsed, by path.
+func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, parsed map[string]*Memory) (SyncStats, error) {
 	var stats SyncStats
 	cur := map[string]fileStat{}
 	for sc, dir := range dirs {
@@ -124,7 +129,7 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 	// deadline keeps its progress and the next call carries on.
 	for start := 0; start == 0 || start < len(changed); start += syncBatch {
 		batch := changed[start:min(start+syncBatch, len(changed))]
-		n, err := s.syncBatch(ctx, cur, dirs, gone, batch)
+		n, err := s.syncBatch(ctx, cur, dirs, gone, batch, parsed)
 		stats.Indexed += n
 		if err != nil {
 			return stats, err
@@ -142,7 +147,7 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 // transaction.
 const syncBatch = 500
 
-func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map[Scope]string, gone []int64, changed []string) (int, error) {
+func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map[Scope]string, gone []int64, changed []string, parsed map[string]*Memory) (int, error) {
 	// Parse by scope, so that each memory records the scope it is in.
 	mems := make([]*Memory, len(changed))
 	errs := make([]error, len(changed))
@@ -150,6 +155,10 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 		var idx []int
 		var files []string
 		for i, p := range changed {
+			if m, ok := parsed[p]; ok {
+				mems[i] = m
+				continue
+			}
 			if cur[p].scope == sc {
 				idx, files = append(idx, i), append(files, p)
 			}

@@ -252,6 +252,12 @@ type scopeState struct {
 // loaded, then saves what fn changed. The lock is a file lock, so that two
 // processes never lose each other's updates to index.json and graph.json.
 func (s *Store) locked(ctx context.Context, scope Scope, fn func(st *scopeState) error) error {
+	return s.lockedWith(ctx, scope, true, fn)
+}
+
+// lockedWith is locked; loadIdx false leaves st.index nil for a caller that
+// rebuilds it anyway (st.index must be set by fn).
+func (s *Store) lockedWith(ctx context.Context, scope Scope, loadIdx bool, fn func(st *scopeState) error) error {
 	dir, err := s.Dir(scope)
 	if err != nil {
 		return err
@@ -266,8 +272,10 @@ func (s *Store) locked(ctx context.Context, scope Scope, fn func(st *scopeState)
 	}
 	defer lk.Unlock()
 	st := &scopeState{scope: scope, dir: dir}
-	if st.index, st.rebuilt, err = s.loadIndex(ctx, scope, dir); err != nil {
-		return err
+	if loadIdx {
+		if st.index, st.rebuilt, err = s.loadIndex(ctx, scope, dir); err != nil {
+			return err
+		}
 	}
 	st.indexChanged = st.rebuilt
 	if st.graph, err = loadGraph(dir); err != nil {
@@ -704,16 +712,23 @@ type RebuildReport struct {
 }
 
 // Rebuild regenerates a scope's index.json from its files (keeping the
-// index's format) and checks graph.json against it.
+// index's format), checks graph.json against it and re-indexes the scope's
+// memories for search.
 func (s *Store) Rebuild(ctx context.Context, scope Scope) (RebuildReport, error) {
 	rep := RebuildReport{Scope: scope}
-	err := s.locked(ctx, scope, func(st *scopeState) error {
-		mems, skipped, err := s.Scan(ctx, scope)
-		if err != nil {
+	var mems []*Memory
+	err := s.lockedWith(ctx, scope, false, func(st *scopeState) error {
+		var skipped []Skipped
+		var err error
+		if mems, skipped, err = s.Scan(ctx, scope); err != nil {
 			return err
 		}
 		ix := NewIndex()
-		ix.Format = st.index.Format
+		if data, err := os.ReadFile(filepath.Join(st.dir, "index.json")); err == nil {
+			if old, err := ParseIndex(data, st.dir); err == nil {
+				ix.Format = old.Format
+			}
+		}
 		for _, m := range mems {
 			ix.Memories[m.Slug] = entryOf(m)
 			if len(m.Problems) > 0 {
@@ -725,8 +740,15 @@ func (s *Store) Rebuild(ctx context.Context, scope Scope) (RebuildReport, error)
 		rep.Graph = st.graph.Check(func(sl string) bool { _, ok := ix.Memories[sl]; return ok })
 		return nil
 	})
-	if err != nil {
+	if err != nil || s.index == nil {
 		return rep, err
 	}
-	return rep, s.reindex(ctx, scope)
+	// The files were just parsed: the re-index reuses them.
+	dir, _ := s.Dir(scope)
+	parsed := make(map[string]*Memory, len(mems))
+	for _, m := range mems {
+		parsed[m.Path] = m
+	}
+	_, err = s.syncParsed(ctx, map[Scope]string{scope: dir}, parsed)
+	return rep, err
 }
