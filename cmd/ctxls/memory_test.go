@@ -13,13 +13,18 @@ import (
 // memctl runs 'ctxls memory ...' in root with HOME set to home.
 func memctl(t *testing.T, root, home, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return memctlEnv(t, root, home, nil, stdin, args...)
+}
+
+func memctlEnv(t *testing.T, root, home string, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	bin := os.Getenv("CTXLS_BIN")
 	if bin == "" {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
 	cmd := exec.Command(bin, append([]string{"memory"}, args...)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HOME="+home, "EDITOR=false")
+	cmd.Env = append(append(os.Environ(), "HOME="+home, "EDITOR=false"), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -42,6 +47,16 @@ func TestMemoryCLI(t *testing.T) {
 	run("---\nid: learning-token-refresh\ntype: learning\ntitle: Refresh tokens before expiry\ntags: [auth]\n---\nRefresh at 80% of the lifetime.\n", "write", "--stdin")
 	// Piped content with flags.
 	run("Local notes.\n", "write", "--type", "breadcrumb", "--title", "Where the keys live", "--tags", "auth", "--scope", "local")
+	// $EDITOR: a script standing in for the editor writes the content.
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	os.WriteFile(editor, []byte("#!/bin/sh\necho 'Written in the editor.' > \"$1\"\n"), 0o755)
+	if _, errOut, code := memctlEnv(t, root, home, []string{"EDITOR=" + editor}, "", "write", "--edit", "--type", "learning", "--title", "Edited", "--tags", "x", "--scope", "local"); code != 0 {
+		t.Fatalf("write --edit: %d %s", code, errOut)
+	}
+	if out := run("", "show", "learning-edited"); !strings.Contains(out, "Written in the editor.") {
+		t.Errorf("editor content: %s", out)
+	}
+	run("", "delete", "learning-edited")
 	var list []struct {
 		Scope, Slug, Type string
 	}
