@@ -7,7 +7,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -120,6 +120,35 @@ CREATE TABLE activity (
 	text    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX activity_at ON activity(at);
+`,
+	// Version 2: memories of the memory plugin's markdown store (package
+	// memory), indexed with the analyzer used for code. Derived from the
+	// memory files, like everything else in the index.
+	1: `
+CREATE TABLE memories (
+	id      INTEGER PRIMARY KEY,           -- hash of the file's path
+	path    TEXT NOT NULL UNIQUE,          -- absolute path of the memory file
+	size    INTEGER NOT NULL,
+	mtime   INTEGER NOT NULL,              -- UnixNano
+	skip    TEXT NOT NULL DEFAULT '',      -- why the file is not a loadable memory
+	scope   TEXT NOT NULL,
+	slug    TEXT NOT NULL,
+	type    TEXT NOT NULL,
+	title   TEXT NOT NULL,
+	tags    TEXT NOT NULL DEFAULT '',      -- space-separated
+	severity TEXT NOT NULL DEFAULT '',
+	files   TEXT NOT NULL DEFAULT '',      -- newline-separated paths or globs the memory is attached to
+	created INTEGER NOT NULL DEFAULT 0,    -- UnixMilli
+	updated INTEGER NOT NULL DEFAULT 0,
+	terms   TEXT NOT NULL DEFAULT ''       -- distinct analyzed terms, for relevance in [0,1]
+);
+CREATE INDEX memories_slug ON memories(slug);
+CREATE VIRTUAL TABLE fts_memories USING fts5(
+	title, tags, files, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_memories_vocab USING fts5vocab(fts_memories, row);
 `,
 }
 

@@ -31,6 +31,7 @@ hooks, a language server that follows the editor, and an MCP server.`,
 		newInitCmd(),
 		newDoctorCmd(),
 		newSourcesCmd(),
+		newMemoryCmd(),
 		// Each command family lives in its own file; add one line here.
 	)
 	return root
