@@ -476,11 +476,11 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 // keeps the advantage of whole-file BM25 (evidence spread over a file adds
 // up) while entity-level fields keep names and signatures strong.
 func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
-	// Whole-file BM25: each file as one document of its distinct terms.
+	// Whole-file BM25, one term at a time.
 	whole := map[int64]float64{}
 	wholeTerms := map[int64]map[string]bool{}
 	for _, t := range terms {
-		hits, err := st.SearchFiles(ctx, t, 2, 1, perTermFiles)
+		hits, err := st.SearchFiles(ctx, []string{t}, 2, 1, perTermFiles)
 		if err != nil {
 			return nil, err
 		}
