@@ -592,7 +592,7 @@ func tooCommon(n, total int) bool {
 type FileSignals struct {
 	Whole    float64 `json:"whole"`    // whole-file BM25, normalised to the best file
 	Lexical  float64 `json:"lexical"`  // per term the best entity's BM25F, summed and normalised
-	Coverage float64 `json:"coverage"` // IDF-weighted share of query terms the file matches
+	Coverage float64 `json:"coverage"` // IDF-weighted share of query terms the file's entities match
 	Exact    float64 `json:"exact"`    // best entity named by a trigger
 	Graph    float64 `json:"graph"`    // best entity's personalised PageRank
 	Active   float64 `json:"active"`   // an active file
