@@ -18,7 +18,9 @@ import (
 
 // Version identifies the analysis. Indexes written with another version are
 // re-analyzed in full, because query terms must be analyzed like documents.
-const Version = "2"
+// It also changes when what the index writes from the analysis changes
+// (3: whole-file documents carry term frequencies).
+const Version = "3"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -320,17 +320,8 @@ func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limi
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
-	}
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?`,
-		w[0], w[1], w[2], w[3], w[4], w[5]), b.String(), limit)
+		w[0], w[1], w[2], w[3], w[4], w[5]), orQuery(terms), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -553,15 +544,33 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	return out, err
 }
 
-// SearchFiles runs a one-term query over whole-file documents and returns
-// the best limit files (by file id) with their BM25 score.
-func (s *Store) SearchFiles(ctx context.Context, term string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+// SearchFiles runs an OR query over whole-file documents and returns the best
+// limit files (by file id) with their BM25 score summed over the terms. A
+// term given twice counts twice, as a repeated query word does in BM25.
+func (s *Store) SearchFiles(ctx context.Context, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts_files, %g, %g) FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?`, pathWeight, bodyWeight),
-		`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, limit)
+		orQuery(terms), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
+}
+
+// orQuery is an FTS5 query matching any of terms, each quoted as a string.
+func orQuery(terms []string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // scanHits reads (rowid, score) rows.

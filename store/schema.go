@@ -70,7 +70,8 @@ CREATE VIRTUAL TABLE fts USING fts5(
 	content='', contentless_delete=1, detail=full,
 	tokenize='unicode61 remove_diacritics 0'
 );
--- Whole-file documents: the distinct terms of each parsed file, rowid =
+-- Whole-file documents: the terms of each parsed file with their frequency
+-- (capped; see index.maxWholeTF), rowid =
 -- files.id. File ranking uses them like whole-file BM25 retrieval does.
 CREATE VIRTUAL TABLE fts_files USING fts5(
 	path, body,
