@@ -17,6 +17,10 @@ type Writer struct {
 	insEntity, insRef, insDoc     inserter
 	delDocs, delEntities, delRefs *sql.Stmt
 	delWhole, delFile, setDst     *sql.Stmt
+
+	// nextSeq is the next entities.seq to assign.
+	nextSeq int64
+	seqs    map[int64]int64 // entity id → seq, for the file being written
 }
 
 // batchRows is how many rows one multi-row INSERT carries: for rows this
@@ -92,13 +96,13 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 			ON CONFLICT(path) DO UPDATE SET id=excluded.id, lang=excluded.lang, size=excluded.size,
 			mtime=excluded.mtime, hash=excluded.hash, skip=excluded.skip, note=excluded.note,
 			pkg=excluded.pkg, indexed_at=excluded.indexed_at`},
-		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT id FROM entities WHERE file_id = ?)`},
+		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id = ?)`},
+		{&w.delWhole, `DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
+		{&w.delRefs, `DELETE FROM refs WHERE src_id IN (SELECT id FROM entities WHERE file_id = ?)`},
 		{&w.delEntities, `DELETE FROM entities WHERE file_id = ?`},
-		{&w.delRefs, `DELETE FROM refs WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM files WHERE id = ?`},
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
-		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) VALUES(?,?,?)`},
-		{&w.delWhole, `DELETE FROM fts_files WHERE rowid = ?`},
+		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -113,8 +117,8 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc) VALUES`, 10},
-		{&w.insRef, `INSERT INTO refs(src_id, file_id, kind, name, qualifier, line, dst_id) VALUES`, 7},
+		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
+		{&w.insRef, `INSERT INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
 		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
 	}
 	for _, in := range ins {
@@ -123,6 +127,11 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 			return nil, classify(fmt.Errorf("prepare index write: %w", err))
 		}
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM entities`).Scan(&w.nextSeq); err != nil {
+		tx.Rollback()
+		return nil, classify(fmt.Errorf("prepare index write: %w", err))
+	}
+	w.seqs = map[int64]int64{}
 	return w, nil
 }
 
@@ -134,7 +143,9 @@ func (w *Writer) Rollback() error { return w.tx.Rollback() }
 
 // clearFile removes a file's entities, references and documents.
 func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
-	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs, w.delWhole} {
+	// Full-text rows and references are found through the entities, so
+	// they go first.
+	for _, st := range []*sql.Stmt{w.delDocs, w.delWhole, w.delRefs, w.delEntities} {
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -174,20 +185,30 @@ func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, d
 			return err
 		}
 	}
+	clear(w.seqs)
+	for i := range ents {
+		w.seqs[ents[i].ID] = w.nextSeq
+		w.nextSeq++
+	}
 	err := w.insEntity.insert(ctx, len(ents), func(i int, dst []any) []any {
 		e := &ents[i]
 		var parent any
 		if e.ParentID != 0 {
 			parent = e.ParentID
 		}
-		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, e.QName, e.StartLine, e.EndLine, e.Signature, e.Doc)
+		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, e.QName, e.StartLine, e.EndLine, e.Signature, e.Doc, w.seqs[e.ID])
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entities: %w", err))
 	}
+	for i := range docs {
+		if _, ok := w.seqs[docs[i].ID]; !ok {
+			return fmt.Errorf("store entity text: document %d has no entity", docs[i].ID)
+		}
+	}
 	err = w.insDoc.insert(ctx, len(docs), func(i int, dst []any) []any {
 		d := &docs[i]
-		return append(dst, d.ID, d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body)
+		return append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body)
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entity text: %w", err))
@@ -201,7 +222,8 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
 	if d.Body == "" && d.Path == "" {
 		return nil
 	}
-	if _, err := w.insWhole.ExecContext(quick(ctx), fileID, d.Path, d.Body); err != nil {
+	// The row goes in under the file entity's seq (written by PutEntities).
+	if _, err := w.insWhole.ExecContext(quick(ctx), d.Path, d.Body, fileID); err != nil {
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
@@ -239,10 +261,10 @@ func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]string
 // writing a file's entities and its file row.
 func (w *Writer) PurgeOrphans(ctx context.Context) error {
 	for _, q := range []string{
-		`DELETE FROM fts WHERE rowid IN (SELECT id FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM refs WHERE src_id NOT IN (SELECT id FROM entities WHERE file_id IN (SELECT id FROM files))`,
 		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
-		`DELETE FROM refs WHERE file_id NOT IN (SELECT id FROM files)`,
-		`DELETE FROM fts_files WHERE rowid NOT IN (SELECT id FROM files)`,
 	} {
 		if _, err := w.tx.ExecContext(ctx, q); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))
@@ -262,7 +284,7 @@ func (w *Writer) PutRefs(ctx context.Context, refs []Ref) error {
 		if r.DstID != 0 {
 			dst0 = r.DstID
 		}
-		return append(dst, r.SrcID, r.FileID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst0)
+		return append(dst, r.SrcID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst0)
 	}))
 }
 
