@@ -134,21 +134,8 @@ DROP TABLE fts;
 DROP TABLE fts_files;
 DROP TABLE refs;
 DROP TABLE entities;
-DROP TABLE files;
+DELETE FROM files;
 DELETE FROM meta WHERE key IN ('analyzer', 'dirty', 'documents', 'indexed_at');
-
-CREATE TABLE files (
-	id         INTEGER PRIMARY KEY,
-	path       TEXT NOT NULL UNIQUE,
-	lang       TEXT NOT NULL,
-	size       INTEGER NOT NULL,
-	mtime      INTEGER NOT NULL,
-	hash       TEXT NOT NULL,
-	skip       TEXT NOT NULL DEFAULT '',
-	note       TEXT NOT NULL DEFAULT '',
-	pkg        TEXT NOT NULL DEFAULT '',
-	indexed_at INTEGER NOT NULL
-);
 
 -- seq numbers the entity's rows in fts (and, for a file entity, in
 -- fts_files): assigned in increasing order as entities are written, so that
