@@ -58,18 +58,33 @@ func apply(text []byte, ch rangeChange) (out []byte, edit *sitter.EditInput, fro
 	out = append(out, text[:start]...)
 	out = append(out, ch.Text...)
 	out = append(out, text[end:]...)
-	np := sp
-	if nl := bytes.Count([]byte(ch.Text), []byte("\n")); nl > 0 {
-		np.Row += uint32(nl)
-		np.Column = uint32(len(ch.Text) - bytes.LastIndexByte([]byte(ch.Text), '\n') - 1)
-	} else {
-		np.Column += uint32(len(ch.Text))
-	}
+	np := advance(sp, []byte(ch.Text))
 	edit = &sitter.EditInput{
 		StartIndex: uint32(start), OldEndIndex: uint32(end), NewEndIndex: uint32(start + len(ch.Text)),
 		StartPoint: sp, OldEndPoint: ep, NewEndPoint: np,
 	}
-	return out, edit, int(sp.Row) + 1, int(np.Row) + 1
+	// The lines the change touches, without the whitespace and newlines at
+	// its ends: appending a function after the last line starts the change
+	// at the end of that line, which is not an edit of that line's symbol.
+	ins := []byte(ch.Text)
+	trimmed := bytes.TrimLeft(ins, " \t\r\n")
+	if len(trimmed) == 0 {
+		return out, edit, int(sp.Row) + 1, int(sp.Row) + 1
+	}
+	first := advance(sp, ins[:len(ins)-len(trimmed)])
+	last := advance(first, bytes.TrimRight(trimmed, " \t\r\n"))
+	return out, edit, int(first.Row) + 1, int(last.Row) + 1
+}
+
+// advance returns the point after text inserted at p.
+func advance(p sitter.Point, text []byte) sitter.Point {
+	if nl := bytes.Count(text, []byte("\n")); nl > 0 {
+		p.Row += uint32(nl)
+		p.Column = uint32(len(text) - bytes.LastIndexByte(text, '\n') - 1)
+	} else {
+		p.Column += uint32(len(text))
+	}
+	return p
 }
 
 // offset converts an LSP position (line, UTF-16 code units) to a byte offset
@@ -130,18 +145,24 @@ func changedSymbols(f *symbols.File, spans [][2]int) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, sp := range spans {
-		best := -1
+		overlap := map[int]bool{}
 		for i, e := range f.Entities {
-			if e.Kind == symbols.KindFile || e.StartLine > sp[1] || e.EndLine < sp[0] {
-				continue
-			}
-			if best < 0 || e.EndLine-e.StartLine < f.Entities[best].EndLine-f.Entities[best].StartLine {
-				best = i
+			if e.Kind != symbols.KindFile && e.StartLine <= sp[1] && e.EndLine >= sp[0] {
+				overlap[i] = true
 			}
 		}
-		if best >= 0 && !seen[f.Entities[best].Name] {
-			seen[f.Entities[best].Name] = true
-			out = append(out, f.Entities[best].Name)
+		// Innermost: no other overlapping entity lies inside it.
+		outer := map[int]bool{}
+		for i := range overlap {
+			if p := f.Entities[i].Parent; overlap[p] {
+				outer[p] = true
+			}
+		}
+		for i, e := range f.Entities {
+			if overlap[i] && !outer[i] && !seen[e.Name] {
+				seen[e.Name] = true
+				out = append(out, e.Name)
+			}
 		}
 	}
 	return out
