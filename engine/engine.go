@@ -142,9 +142,13 @@ type Engine struct {
 
 	entities atomic.Int64
 	kick     chan struct{}
-	done     chan struct{}
-	stopped  chan struct{}
-	runMu    sync.Mutex
+	// record wakes the recorder, which writes activity to the store off
+	// the rewrite's path: an index run holding the write lock must not
+	// delay the auto-context.
+	record  chan struct{}
+	done    chan struct{}
+	stopped chan struct{}
+	runMu   sync.Mutex
 }
 
 // New returns a running Engine; Close stops it.
@@ -152,7 +156,7 @@ func New(opts Options) *Engine {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
-	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, kick: make(chan struct{}, 1), record: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go e.loop()
 	return e
 }
@@ -324,7 +328,21 @@ func (e *Engine) poke() {
 }
 
 func (e *Engine) loop() {
-	defer close(e.stopped)
+	recorderDone := make(chan struct{})
+	go func() {
+		defer close(recorderDone)
+		for {
+			select {
+			case <-e.done:
+				return
+			case <-e.record:
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				e.flushActivity(ctx)
+				cancel()
+			}
+		}
+	}()
+	defer func() { <-recorderDone; close(e.stopped) }()
 	for {
 		select {
 		case <-e.done:
@@ -416,7 +434,10 @@ func (e *Engine) state(now time.Time) state {
 func (e *Engine) Refresh(ctx context.Context) (*Snapshot, error) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
-	e.flushActivity(ctx)
+	select {
+	case e.record <- struct{}{}:
+	default:
+	}
 	now := time.Now()
 	s := e.state(now)
 	snap, err := e.compute(ctx, s, now)

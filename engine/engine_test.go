@@ -123,10 +123,13 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 		t.Errorf("trigger weights = %v", w)
 	}
 
-	// Activity reached the store for the other processes.
-	ws, err := st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 10)
-	if err != nil {
-		t.Fatal(err)
+	// Activity reaches the store for the other processes (written off the
+	// rewrite's path, so wait for it).
+	var ws []string
+	for deadline := time.Now().Add(5 * time.Second); len(ws) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ws, err = st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 10); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(ws) != 2 || ws[0] != "auth/service.go" {
 		t.Errorf("working set = %v", ws)

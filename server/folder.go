@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -131,6 +132,12 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 		return sum, err
 	}
 	f.log.Info("indexed", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed), zap.Float64("seconds", sum.Seconds))
+	if sum.Parsed > 1000 {
+		// A large run leaves hundreds of MB of parse garbage the runtime
+		// would return to the OS only slowly; the server lives on for
+		// hours, so give it back now.
+		debug.FreeOSMemory()
+	}
 	f.readyStatus(ctx)
 	return sum, nil
 }
