@@ -24,8 +24,14 @@ func BenchmarkRefresh(b *testing.B) {
 	defer st.Close()
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: 1 << 62})
 	defer e.Close()
+	// A full memory: an open, hovers and edits, as after a few minutes of
+	// work.
 	e.Record(Activity{Type: FileOpen, Path: "net/http/server.go"})
+	for _, s := range []string{"Handler", "ResponseWriter", "conn", "Serve", "ListenAndServe"} {
+		e.Record(Activity{Type: SymbolHover, Path: "net/http/server.go", Symbol: s, Line: 100})
+	}
 	e.Record(Activity{Type: FileEdit, Path: "net/http/server.go", ChangedSymbols: []string{"ServeHTTP"}})
+	e.Record(Activity{Type: FileEdit, Path: "net/http/server.go", ChangedSymbols: []string{"readRequest", "finishRequest"}})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Refresh(context.Background()); err != nil {

@@ -239,8 +239,11 @@ func (e *Engine) remember(a Activity, record bool) {
 		m.edit = true
 		m.symbols = dedupe(a.ChangedSymbols)
 		m.triggers = []analyzer.Trigger{{Type: analyzer.TriggerFileEdit, Relevance: w[analyzer.TriggerFileEdit], Query: a.Path}}
+		// Changed symbols are matched by name only (hover-type triggers):
+		// as lexical terms, the common parts of identifiers (serve, http)
+		// cost a full-text search each and tripled a rewrite on GOROOT/src.
 		for _, s := range m.symbols {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: w[analyzer.TriggerFileEdit], Query: s})
+			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerHover, Relevance: w[analyzer.TriggerFileEdit], Query: s})
 		}
 		if len(m.symbols) > 0 {
 			m.why = fmt.Sprintf("edited %s in %s", strings.Join(m.symbols, ", "), a.Path)
