@@ -54,7 +54,7 @@ type Activity struct {
 	Path string
 	// ChangedSymbols names the declarations an edit touched.
 	ChangedSymbols []string
-	// Line is 1-based; 0 when unknown.
+	// Line is 1-based; 0 when unknown. For an edit, the first changed line.
 	Line int
 	// Symbol is the identifier under the cursor (hover).
 	Symbol string
@@ -122,6 +122,7 @@ type memo struct {
 	path     string
 	edit     bool
 	symbols  []string
+	line     int // the first changed line of an edit, to tell same-named symbols apart
 	at       time.Time
 }
 
@@ -237,6 +238,7 @@ func (e *Engine) remember(a Activity, record bool) {
 		m.why = "opened " + a.Path
 	case FileEdit:
 		m.edit = true
+		m.line = a.Line
 		m.symbols = dedupe(a.ChangedSymbols)
 		m.triggers = []analyzer.Trigger{{Type: analyzer.TriggerFileEdit, Relevance: w[analyzer.TriggerFileEdit], Query: a.Path}}
 		// Changed symbols are matched by name only (hover-type triggers):
@@ -447,12 +449,14 @@ func (e *Engine) Refresh(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := write(e.opts.Root, snap); err != nil {
-		return nil, err
-	}
+	// Last is the newest snapshot as soon as it exists: a reader who saw
+	// the file change must not get an older one from Last.
 	e.mu.Lock()
 	e.last = snap
 	e.mu.Unlock()
+	if err := write(e.opts.Root, snap); err != nil {
+		return nil, err
+	}
 	if e.opts.OnWrite != nil {
 		e.opts.OnWrite(snap)
 	}
@@ -579,7 +583,7 @@ func (e *Engine) editing(s state) retrieval.Section {
 				continue
 			}
 			seen[key] = true
-			i := findEntity(f, name)
+			i := findEntity(f, name, m.line)
 			if i < 0 {
 				continue
 			}
@@ -597,15 +601,19 @@ func (e *Engine) editing(s state) retrieval.Section {
 	return sec
 }
 
-// findEntity returns the index of the entity named name (the outermost when
-// several are), or -1.
-func findEntity(f *symbols.File, name string) int {
+// findEntity returns the index of the entity named name, preferring the one
+// whose lines hold line (methods of different types share names), else the
+// first; -1 when there is none.
+func findEntity(f *symbols.File, name string, line int) int {
 	best := -1
 	for i, ent := range f.Entities {
 		if ent.Kind == symbols.KindFile || (ent.Name != name && ent.QualName != name) {
 			continue
 		}
-		if best < 0 || ent.EndLine-ent.StartLine > f.Entities[best].EndLine-f.Entities[best].StartLine {
+		if ent.StartLine <= line && line <= ent.EndLine {
+			return i
+		}
+		if best < 0 {
 			best = i
 		}
 	}

@@ -197,3 +197,18 @@ func TestNoActivityAbstains(t *testing.T) {
 		t.Errorf("no activity produced context:\n%s", snap.Markdown)
 	}
 }
+
+func TestEditingShowsTheEditedOfSameNamedSymbols(t *testing.T) {
+	root, st := indexed(t)
+	src := []byte("package billing\n\ntype A struct{}\n\nfunc (A) Render() string {\n\treturn \"a\"\n}\n\ntype B struct{}\n\nfunc (B) Render() string {\n\t_ = 42\n\treturn \"b\"\n}\n")
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"billing/invoice.go": src}})
+	defer e.Close()
+	e.Record(Activity{Type: FileEdit, Path: "billing/invoice.go", ChangedSymbols: []string{"Render"}, Line: 12})
+	snap, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := snap.Sections[0].Items[0]; snap.Sections[0].Title != "Editing" || !strings.Contains(it.Excerpt, "_ = 42") {
+		t.Errorf("Editing shows the wrong Render: %+v", snap.Sections[0])
+	}
+}
