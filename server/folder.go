@@ -32,6 +32,8 @@ type folder struct {
 	// indexMu serialises this process's index writes to the folder (the
 	// index's file lock serialises them across processes).
 	indexMu sync.Mutex
+	// reopenMu serialises replacing a deleted index (ensureStore).
+	reopenMu sync.Mutex
 
 	// pendingMu guards the files and buffers waiting to reach the index.
 	pendingMu  sync.Mutex
@@ -74,8 +76,8 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	if err := f.eng.Restore(ctx); err != nil {
 		f.log.Debug("restore engine memory", zap.Error(err))
 	}
-	if stats, err := st.Stats(ctx); err == nil {
-		f.eng.SetEntities(stats.Entities)
+	if n, err := st.EntityCount(ctx); err == nil {
+		f.eng.SetEntities(n)
 	}
 	return f, nil
 }
@@ -145,9 +147,9 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 // readyStatus refreshes the entity count and tells the client.
 func (f *folder) readyStatus(ctx context.Context) {
 	st := status{Root: f.root, State: "ready", ContextFile: engine.MarkdownFile(f.root)}
-	if stats, err := f.store().Stats(ctx); err == nil {
-		f.eng.SetEntities(stats.Entities)
-		st.Entities = stats.Entities
+	if n, err := f.store().EntityCount(ctx); err == nil {
+		f.eng.SetEntities(n)
+		st.Entities = n
 	}
 	if snap := f.eng.Last(); snap != nil {
 		st.ContextTokens, st.ContextBytes = snap.Tokens, snap.Bytes
@@ -162,8 +164,10 @@ func (f *folder) ensureStore(ctx context.Context) error {
 	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	f.indexMu.Lock()
-	defer f.indexMu.Unlock()
+	// Not indexMu: a long index run holds it, and the watcher calling this
+	// must not stall behind it.
+	f.reopenMu.Lock()
+	defer f.reopenMu.Unlock()
 	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -244,8 +248,8 @@ func (f *folder) flush() {
 	}
 	f.log.Debug("index update", zap.Int("files", len(changes)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted))
 	if sum.Parsed > 0 || sum.Deleted > 0 {
-		if stats, err := f.store().Stats(ctx); err == nil {
-			f.eng.SetEntities(stats.Entities)
+		if n, err := f.store().EntityCount(ctx); err == nil {
+			f.eng.SetEntities(n)
 		}
 	}
 }

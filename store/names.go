@@ -35,3 +35,13 @@ func (s *Store) EntityByQName(ctx context.Context, path, kind, qname string) (En
 	}
 	return es[0], true, nil
 }
+
+// EntityCount returns how many entities the index holds (files included),
+// cheaply enough to call after every update.
+func (s *Store) EntityCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&n); err != nil {
+		return 0, classify(fmt.Errorf("count entities: %w", err))
+	}
+	return n, nil
+}
