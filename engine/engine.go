@@ -142,7 +142,14 @@ type Engine struct {
 	timer   *time.Timer
 
 	entities atomic.Int64
-	kick     chan struct{}
+	// generation counts index changes; retrieval results are reused while
+	// neither it nor the request changed (cache, guarded by runMu).
+	generation atomic.Int64
+	cache      struct {
+		key string
+		rc  *retrieval.Context
+	}
+	kick chan struct{}
 	// record wakes the recorder, which writes activity to the store off
 	// the rewrite's path: an index run holding the write lock must not
 	// delay the auto-context.
@@ -167,7 +174,12 @@ func (e *Engine) SetStore(st *store.Store) {
 	e.mu.Lock()
 	e.st = st
 	e.mu.Unlock()
+	e.IndexChanged()
 }
+
+// IndexChanged tells the engine the index was updated, so that the next
+// rewrite retrieves again instead of reusing the previous results.
+func (e *Engine) IndexChanged() { e.generation.Add(1) }
 
 // SetEntities records the size of the index, reported in snapshots.
 func (e *Engine) SetEntities(n int) { e.entities.Store(int64(n)) }
@@ -494,15 +506,25 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 			// Only a message: the relevance gate decides, as for a prompt.
 			req.MinRelevance = e.opts.Config.Retrieval.MinRelevance
 		}
-		resp, err := retrieval.Query(ctx, s.st, req)
-		if err != nil {
-			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
-		}
-		rc, err := retrieval.Assemble(ctx, s.st, req, resp, retrieval.ContextOptions{
-			Root: e.opts.Root, MaxTokens: max(budget-editTokens, budget/2), MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+		// While typing in one function, the reasons, seeds and index stay
+		// the same from keystroke to keystroke: only the Editing section
+		// changes, and retrieval's answer can be reused. The budget is
+		// rounded so that a growing excerpt does not change the key.
+		maxTokens := max(budget-(editTokens+255)/256*256, budget/2)
+		key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance)
+		rc := e.cache.rc
+		if key != e.cache.key || rc == nil {
+			resp, err := retrieval.Query(ctx, s.st, req)
+			if err != nil {
+				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+			}
+			rc, err = retrieval.Assemble(ctx, s.st, req, resp, retrieval.ContextOptions{
+				Root: e.opts.Root, MaxTokens: maxTokens, MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+			}
+			e.cache.key, e.cache.rc = key, rc
 		}
 		snap.Abstained, snap.Reason = rc.Abstained && len(editing.Items) == 0, rc.Reason
 		if !rc.Abstained {

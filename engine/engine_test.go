@@ -212,3 +212,37 @@ func TestEditingShowsTheEditedOfSameNamedSymbols(t *testing.T) {
 		t.Errorf("Editing shows the wrong Render: %+v", snap.Sections[0])
 	}
 }
+
+func TestRetrievalReusedUntilTheIndexChanges(t *testing.T) {
+	root, st := indexed(t)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
+	defer e.Close()
+	e.Record(Activity{Type: FileOpen, Path: "billing/invoice.go"})
+	first, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file changes on disk and in the index.
+	src := files["billing/invoice.go"] + "\n// Refund reverses an invoice.\nfunc Refund(i Invoice) Invoice { return i }\n"
+	if err := os.WriteFile(filepath.Join(root, "billing/invoice.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Update(context.Background(), st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: "billing/invoice.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	same, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Markdown, "struct Invoice") || strings.Contains(same.Markdown, "Refund") {
+		t.Errorf("without IndexChanged the previous retrieval is reused:\n%s", same.Markdown)
+	}
+	e.IndexChanged()
+	fresh, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fresh.Markdown, "Refund") {
+		t.Errorf("after IndexChanged the context does not show the update:\n%s", fresh.Markdown)
+	}
+}

@@ -134,6 +134,9 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 		return sum, err
 	}
 	f.log.Info("indexed", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed), zap.Float64("seconds", sum.Seconds))
+	if sum.Parsed > 0 || sum.Deleted > 0 {
+		f.eng.IndexChanged()
+	}
 	if sum.Parsed > 1000 {
 		// A large run leaves hundreds of MB of parse garbage the runtime
 		// would return to the OS only slowly; the server lives on for
@@ -248,6 +251,7 @@ func (f *folder) flush() {
 	}
 	f.log.Debug("index update", zap.Int("files", len(changes)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted))
 	if sum.Parsed > 0 || sum.Deleted > 0 {
+		f.eng.IndexChanged()
 		if n, err := f.store().EntityCount(ctx); err == nil {
 			f.eng.SetEntities(n)
 		}
