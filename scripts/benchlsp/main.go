@@ -195,9 +195,12 @@ func run(bin, src, work, rel string, nEdits, nHovers int, idle time.Duration) er
 		return out
 	}
 	version := 1
-	edit := func(i int) (float64, error) {
+	edit := func(i int, same bool) (float64, error) {
 		b := bodies()
 		line := b[(i*31)%len(b)]
+		if same {
+			line = b[len(b)/2] // one function, as when typing in it
+		}
 		ins := fmt.Sprintf("\t_ = %d // bench", i)
 		cur = append(cur[:line], append([]string{ins}, cur[line:]...)...)
 		version++
@@ -231,11 +234,16 @@ func run(bin, src, work, rel string, nEdits, nHovers int, idle time.Duration) er
 		name   string
 		gap    time.Duration
 		offset int
-	}{{"typing (edits 100 ms apart)", 100 * time.Millisecond, 0}, {"pauses (edits 800 ms apart, index updates in between)", 800 * time.Millisecond, 100000}} {
+		same   bool
+	}{
+		{"typing in one function (edits 100 ms apart)", 100 * time.Millisecond, 200000, true},
+		{"each edit in another function (100 ms apart)", 100 * time.Millisecond, 0, false},
+		{"pauses (edits 800 ms apart, index updates in between)", 800 * time.Millisecond, 100000, false},
+	} {
 		var lat []float64
 		misses := 0
 		for i := 0; i < nEdits; i++ {
-			v, err := edit(len(lat) + misses + phase.offset)
+			v, err := edit(len(lat)+misses+phase.offset, phase.same)
 			if err != nil {
 				return err
 			}
