@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,5 +245,36 @@ func TestRetrievalReusedUntilTheIndexChanges(t *testing.T) {
 	}
 	if !strings.Contains(fresh.Markdown, "Refund") {
 		t.Errorf("after IndexChanged the context does not show the update:\n%s", fresh.Markdown)
+	}
+}
+
+func TestHoverAndSelectionTriggers(t *testing.T) {
+	root, st := indexed(t)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
+	defer e.Close()
+	e.Record(Activity{Type: FileOpen, Path: "auth/service.go"})
+	e.Record(Activity{Type: SymbolHover, Path: "auth/service.go", Symbol: "issueToken", Line: 9})
+	e.Record(Activity{Type: Selection, Path: "billing/invoice.go", Line: 7, Text: "func (i Invoice) Render() string"})
+	snap, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range snap.Triggers {
+		got = append(got, fmt.Sprintf("%s:%s:%d", tr.Type, tr.Query, tr.Line))
+	}
+	all := strings.Join(got, " ")
+	for _, want := range []string{"symbol_hover:issueToken:9", "file_open:billing/invoice.go:7", "selection:Render:0"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("triggers %v lack %s", got, want)
+		}
+	}
+	// A hover or selection does not take the active file away from the
+	// file being worked in.
+	if snap.ActiveFile != "auth/service.go" {
+		t.Errorf("active file = %q", snap.ActiveFile)
+	}
+	if !strings.Contains(snap.Markdown, "issueToken") || !strings.Contains(snap.Markdown, "Render") {
+		t.Errorf("hovered and selected symbols missing:\n%s", snap.Markdown)
 	}
 }
