@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory clean
+.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean
 
 all: build
 
@@ -51,7 +51,7 @@ lint:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags $(TAGS) ./...
 
-bench: bench-index bench-query bench-hooks
+bench: bench-index bench-query bench-hooks bench-lsp
 
 # bench-index measures index build, no-op and one-file re-index on GOROOT/src
 # against universal-ctags in the same run.
@@ -70,6 +70,10 @@ bench-memory:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^search$$|^hook)' -benchtime 300x ./memory/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^fullsync|^ripgrep)' -benchtime 20x ./memory/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemoryRebuild' -benchtime 3x -count 3 ./memory/
+# bench-lsp measures ctxls serve on a copy of GOROOT/src through its stdio:
+# indexing, RSS, idle CPU, didChange → auto-context file (debounce 0), hover.
+bench-lsp: build
+	$(GO) run -tags $(TAGS) ./scripts/benchlsp -bin $(CURDIR)/bin/ctxls -src $(BENCH_ROOT)
 
 clean:
 	rm -rf bin

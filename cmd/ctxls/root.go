@@ -32,6 +32,7 @@ hooks, a language server that follows the editor, and an MCP server.`,
 		newDoctorCmd(),
 		newSourcesCmd(),
 		newMemoryCmd(),
+		newServeCmd(),
 		// Each command family lives in its own file; add one line here.
 	)
 	return root
