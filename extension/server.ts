@@ -24,6 +24,16 @@ const languages = [
 	"c", "cpp", "csharp", "ruby", "php", "markdown",
 ];
 
+/**
+ * QuietClient logs the client's errors to the output channel without a
+ * notification each: Server tells the person once when the server dies.
+ */
+class QuietClient extends LanguageClient {
+	override error(message: string, data?: unknown): void {
+		super.error(message, data, false);
+	}
+}
+
 function isExecutable(file: string): boolean {
 	try {
 		fs.accessSync(file, fs.constants.X_OK);
@@ -212,6 +222,8 @@ export class Server implements vscode.Disposable {
 			documentSelector: languages.map((language) => ({ scheme: "file", language })),
 			outputChannel: this.out,
 			initializationOptions: this.settings,
+			// A failed start is a death like any other: Server restarts it with backoff.
+			initializationFailedHandler: () => false,
 			errorHandler: {
 				error: () => ({ action: ErrorAction.Continue, handled: true }),
 				closed: () => {
@@ -222,7 +234,7 @@ export class Server implements vscode.Disposable {
 				},
 			},
 		};
-		const client = new LanguageClient("ctxls", "ctxls", serverOptions, clientOptions);
+		const client = new QuietClient("ctxls", "ctxls", serverOptions, clientOptions);
 		client.onNotification(Method.status, (s: Status) => this.statusEmitter.fire(s));
 		return client;
 	}
