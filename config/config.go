@@ -20,6 +20,15 @@ type Config struct {
 	Index     Index     `yaml:"index"`
 	Retrieval Retrieval `yaml:"retrieval"`
 	Hooks     Hooks     `yaml:"hooks"`
+	Serve     Serve     `yaml:"serve"`
+}
+
+// Serve configures the language server (ctxls serve).
+type Serve struct {
+	// Debounce is the quiet time after editor activity before the
+	// auto-context is rewritten, as a Go duration ("150ms"; "0s" rewrites
+	// after every activity).
+	Debounce string `yaml:"debounce"`
 }
 
 // Hooks configures the Claude Code hooks.
@@ -56,6 +65,7 @@ func Default() Config {
 		Index:     Index{MaxFileSize: 1 << 20},
 		Retrieval: Retrieval{MaxTokens: 4000, MaxSections: 10, MinRelevance: 0.5},
 		Hooks:     Hooks{Budget: 9500, Deadline: "1s"},
+		Serve:     Serve{Debounce: "150ms"},
 	}
 }
 
@@ -100,7 +110,19 @@ func (c *Config) validate() error {
 	if d, err := time.ParseDuration(c.Hooks.Deadline); err != nil || d <= 0 {
 		return fmt.Errorf("hooks.deadline must be a positive duration such as 1s, got %q", c.Hooks.Deadline)
 	}
+	if d, err := time.ParseDuration(c.Serve.Debounce); err != nil || d < 0 {
+		return fmt.Errorf("serve.debounce must be a duration such as 150ms, got %q", c.Serve.Debounce)
+	}
 	return nil
+}
+
+// ServeDebounce returns serve.debounce as a duration.
+func (c Config) ServeDebounce() time.Duration {
+	d, err := time.ParseDuration(c.Serve.Debounce)
+	if err != nil || d < 0 {
+		return 150 * time.Millisecond
+	}
+	return d
 }
 
 // HookDeadline returns hooks.deadline as a duration.

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
+)
+
+var files = map[string]string{
+	"auth/service.go": `package auth
+
+// AuthService checks credentials.
+type AuthService struct{}
+
+// Login returns a session token.
+func (a *AuthService) Login(user string) string { return issueToken(user) }
+
+func issueToken(user string) string { return "t-" + user }
+`,
+	"billing/invoice.go": `package billing
+
+// Invoice is a bill.
+type Invoice struct{ Total int }
+
+// Render prints the invoice.
+func (i Invoice) Render() string { return "" }
+`,
+}
+
+func indexed(t *testing.T) (string, *store.Store) {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(c), 0o644)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return root, st
+}
+
+// buffers is an editor overlay for tests.
+type buffers map[string][]byte
+
+func (b buffers) Buffer(p string) ([]byte, *symbols.File, bool) {
+	text, ok := b[p]
+	if !ok {
+		return nil, nil, false
+	}
+	f, err := symbols.Extract(context.Background(), p, text)
+	return text, f, err == nil
+}
+
+func TestActivityBecomesAutoContext(t *testing.T) {
+	root, st := indexed(t)
+	edited := []byte(files["auth/service.go"] + "\n// Logout ends a session.\nfunc Logout(tok string) bool { return tok != \"\" }\n")
+	written := make(chan *Snapshot, 16)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Buffers: buffers{"auth/service.go": edited}, OnWrite: func(s *Snapshot) { written <- s }})
+	defer e.Close()
+
+	e.Record(Activity{Type: FileOpen, Path: "billing/invoice.go"})
+	e.Record(Activity{Type: FileEdit, Path: "auth/service.go", ChangedSymbols: []string{"Logout"}})
+	var snap *Snapshot
+	select {
+	case snap = <-written:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no auto-context written")
+	}
+	md, err := os.ReadFile(MarkdownFile(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(md) != snap.Markdown {
+		t.Error("auto-context.md differs from the snapshot")
+	}
+	for _, want := range []string{
+		"active file auth/service.go",
+		"why: edited Logout in auth/service.go; opened billing/invoice.go",
+		"## Editing", "func Logout(tok string) bool", "Logout ends a session",
+		"<auto-context>", "</auto-context>",
+	} {
+		if !strings.Contains(snap.Markdown, want) {
+			t.Errorf("auto-context lacks %q:\n%s", want, snap.Markdown)
+		}
+	}
+	// Retrieval ran with the active and opened files as seeds.
+	if !strings.Contains(snap.Markdown, "### file `auth/service.go`") || !strings.Contains(snap.Markdown, "### file `billing/invoice.go`") {
+		t.Errorf("auto-context lacks the active file's entities:\n%s", snap.Markdown)
+	}
+	var fromJSON Snapshot
+	data, err := os.ReadFile(JSONFile(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if fromJSON.ActiveFile != "auth/service.go" || fromJSON.Bytes != len(snap.Markdown) || fromJSON.Sections[0].Title != "Editing" {
+		t.Errorf("auto-context.json = %+v", fromJSON)
+	}
+	// Weights are the seed's: edit 0.95, open 0.8.
+	w := map[analyzer.TriggerType]float64{}
+	for _, tr := range snap.Triggers {
+		w[tr.Type] = tr.Relevance
+	}
+	if w[analyzer.TriggerFileEdit] != 0.95 || w[analyzer.TriggerFileOpen] != 0.8 {
+		t.Errorf("trigger weights = %v", w)
+	}
+
+	// Activity reached the store for the other processes.
+	ws, err := st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 2 || ws[0] != "auth/service.go" {
+		t.Errorf("working set = %v", ws)
+	}
+}
+
+func TestDebounceCoalesces(t *testing.T) {
+	root, st := indexed(t)
+	writes := make(chan *Snapshot, 100)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: 100 * time.Millisecond, OnWrite: func(s *Snapshot) { writes <- s }})
+	defer e.Close()
+	for i := 0; i < 20; i++ {
+		e.Record(Activity{Type: FileEdit, Path: "auth/service.go", ChangedSymbols: []string{"Login"}})
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if n := len(writes); n != 1 {
+		t.Errorf("20 edits within the debounce interval wrote %d times, want 1", n)
+	}
+}
+
+func TestMemoryContinuityAndRestore(t *testing.T) {
+	root, st := indexed(t)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
+	e.Record(Activity{Type: FileEdit, Path: "billing/invoice.go", ChangedSymbols: []string{"Render"}})
+	e.Message("how is the total computed?")
+	snap, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The message did not mention Render, but the recent edit carries over.
+	if !strings.Contains(snap.Markdown, "Render") || !strings.Contains(strings.Join(snap.Why, ";"), "asked: how is the total computed?") {
+		t.Errorf("continuity lost:\n%s\nwhy=%v", snap.Markdown, snap.Why)
+	}
+	e.Record(Activity{Type: FileClose, Path: "billing/invoice.go"})
+	e.Close()
+	if e.ActiveFile() != "" {
+		t.Errorf("active file after close = %q", e.ActiveFile())
+	}
+
+	// A new engine (a restarted server) continues from the store.
+	e2 := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
+	defer e2.Close()
+	if err := e2.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = e2.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(snap.Why, ";"), "edited Render in billing/invoice.go") {
+		t.Errorf("restored memory: %v", snap.Why)
+	}
+}
+
+func TestNoActivityAbstains(t *testing.T) {
+	root, st := indexed(t)
+	e := New(Options{Root: root, Store: st, Config: config.Default()})
+	defer e.Close()
+	snap, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Abstained || strings.Contains(snap.Markdown, "##") {
+		t.Errorf("no activity produced context:\n%s", snap.Markdown)
+	}
+}

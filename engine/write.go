@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// MarkdownFile and JSONFile are the auto-context files of a root.
+func MarkdownFile(root string) string { return filepath.Join(store.Dir(root), "auto-context.md") }
+
+// JSONFile is the structured twin of MarkdownFile.
+func JSONFile(root string) string { return filepath.Join(store.Dir(root), "auto-context.json") }
+
+// write replaces both files atomically; the JSON is written first so that a
+// reader triggered by the markdown's change finds a matching JSON.
+func write(root string, snap *Snapshot) error {
+	if err := os.MkdirAll(store.Dir(root), 0o755); err != nil {
+		return fmt.Errorf("auto-context: %w", err)
+	}
+	data, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return fmt.Errorf("auto-context: %w", err)
+	}
+	if err := store.WriteFileAtomic(JSONFile(root), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(MarkdownFile(root), []byte(snap.Markdown), 0o644)
+}

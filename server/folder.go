@@ -1,0 +1,290 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
+)
+
+// folder is one workspace folder: its own index, engine and watcher.
+type folder struct {
+	srv  *Server
+	root string
+	cfg  config.Config
+	log  *zap.Logger
+	eng  *engine.Engine
+
+	stMu sync.RWMutex
+	st   *store.Store
+
+	// indexMu serialises this process's index writes to the folder (the
+	// index's file lock serialises them across processes).
+	indexMu sync.Mutex
+
+	// pendingMu guards the files and buffers waiting to reach the index.
+	pendingMu  sync.Mutex
+	pending    map[string]*[]byte // rel → buffer content, or nil for "from disk"
+	flushTimer *time.Timer
+
+	watcher *watcher
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) {
+	cfg, err := config.Load(root)
+	if err != nil {
+		// A malformed config must not cost the person their editor
+		// features: log it and use the defaults.
+		srv.log.Warn("config", zap.String("root", root), zap.Error(err))
+		cfg = config.Default()
+	}
+	st, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if st.Recovered != "" {
+		srv.log.Warn("index was corrupt; moved aside and rebuilding", zap.String("moved", st.Recovered))
+	}
+	fctx, cancel := context.WithCancel(srv.ctx)
+	f := &folder{srv: srv, root: root, cfg: cfg, log: srv.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
+	debounce := cfg.ServeDebounce()
+	if srv.opts.Debounce != nil {
+		debounce = *srv.opts.Debounce
+	}
+	f.eng = engine.New(engine.Options{
+		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log,
+		OnWrite: func(snap *engine.Snapshot) {
+			srv.notify("ctxls/status", status{Root: root, State: "ready", Entities: snap.Entities, ContextTokens: snap.Tokens, ContextBytes: snap.Bytes, ContextFile: engine.MarkdownFile(root)})
+		},
+	})
+	if err := f.eng.Restore(ctx); err != nil {
+		f.log.Debug("restore engine memory", zap.Error(err))
+	}
+	if stats, err := st.Stats(ctx); err == nil {
+		f.eng.SetEntities(stats.Entities)
+	}
+	return f, nil
+}
+
+// store returns the folder's current store.
+func (f *folder) store() *store.Store {
+	f.stMu.RLock()
+	defer f.stMu.RUnlock()
+	return f.st
+}
+
+// start begins the initial index run and the watcher.
+func (f *folder) start() {
+	if !f.srv.opts.NoWatch {
+		w, err := newWatcher(f)
+		if err != nil {
+			f.log.Warn("file watcher unavailable; relying on the client's didChangeWatchedFiles", zap.Error(err))
+		} else {
+			f.watcher = w
+		}
+	}
+	if f.srv.opts.NoIndex {
+		return
+	}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		if _, err := f.reindex(f.ctx); err != nil && f.ctx.Err() == nil {
+			f.log.Error("index", zap.Error(err))
+		}
+	}()
+}
+
+// reindex runs a full index update, reporting progress to the client.
+func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
+	if err := f.ensureStore(ctx); err != nil {
+		return index.Summary{}, err
+	}
+	f.indexMu.Lock()
+	defer f.indexMu.Unlock()
+	f.srv.notify("ctxls/status", status{Root: f.root, State: "indexing"})
+	var last time.Time
+	sum, err := index.Run(ctx, f.store(), index.Options{
+		Root: f.root, Config: f.cfg, Log: f.log,
+		Progress: func(done, total int) {
+			if time.Since(last) >= 250*time.Millisecond {
+				last = time.Now()
+				f.srv.notify("ctxls/status", status{Root: f.root, State: "indexing", FilesDone: done, FilesTotal: total})
+			}
+		},
+	})
+	if err != nil {
+		f.srv.notify("ctxls/status", status{Root: f.root, State: "error", Message: err.Error()})
+		return sum, err
+	}
+	f.log.Info("indexed", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed), zap.Float64("seconds", sum.Seconds))
+	f.readyStatus(ctx)
+	return sum, nil
+}
+
+// readyStatus refreshes the entity count and tells the client.
+func (f *folder) readyStatus(ctx context.Context) {
+	st := status{Root: f.root, State: "ready", ContextFile: engine.MarkdownFile(f.root)}
+	if stats, err := f.store().Stats(ctx); err == nil {
+		f.eng.SetEntities(stats.Entities)
+		st.Entities = stats.Entities
+	}
+	if snap := f.eng.Last(); snap != nil {
+		st.ContextTokens, st.ContextBytes = snap.Tokens, snap.Bytes
+	}
+	f.srv.notify("ctxls/status", st)
+}
+
+// ensureStore reopens the index when its file was deleted under the running
+// server (rm -rf .ctxls, git clean -fdx): the open handle would otherwise
+// keep writing into an unlinked file no other process sees.
+func (f *folder) ensureStore(ctx context.Context) error {
+	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	f.indexMu.Lock()
+	defer f.indexMu.Unlock()
+	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	f.log.Warn("index file deleted under the server; recreating it")
+	st, err := store.Open(ctx, f.root, store.Options{})
+	if err != nil {
+		return fmt.Errorf("recreate index: %w", err)
+	}
+	f.stMu.Lock()
+	old := f.st
+	f.st = st
+	f.stMu.Unlock()
+	f.eng.SetStore(st)
+	// Readers that took the old store may still be running: close it later.
+	time.AfterFunc(30*time.Second, func() { old.Close() })
+	if !f.srv.opts.NoIndex {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			if _, err := f.reindex(f.ctx); err != nil && f.ctx.Err() == nil {
+				f.log.Error("index", zap.Error(err))
+			}
+		}()
+	}
+	return nil
+}
+
+// queueUpdate schedules files (content nil: read from disk) or buffers for
+// the index; they are written together after BufferFlush of quiet.
+func (f *folder) queueUpdate(rel string, content []byte) {
+	f.pendingMu.Lock()
+	defer f.pendingMu.Unlock()
+	if content != nil {
+		c := content
+		f.pending[rel] = &c
+	} else {
+		f.pending[rel] = nil
+	}
+	if f.flushTimer == nil {
+		f.flushTimer = time.AfterFunc(f.srv.opts.BufferFlush, f.flush)
+	} else {
+		f.flushTimer.Reset(f.srv.opts.BufferFlush)
+	}
+}
+
+// flush writes the queued files and buffers to the index.
+func (f *folder) flush() {
+	f.pendingMu.Lock()
+	pending := f.pending
+	f.pending = map[string]*[]byte{}
+	f.pendingMu.Unlock()
+	if len(pending) == 0 || f.ctx.Err() != nil {
+		return
+	}
+	f.wg.Add(1)
+	defer f.wg.Done()
+	ctx := f.ctx
+	if err := f.ensureStore(ctx); err != nil {
+		f.log.Error("index update", zap.Error(err))
+		return
+	}
+	changes := make([]index.Change, 0, len(pending))
+	for rel, c := range pending {
+		ch := index.Change{Path: rel}
+		if c != nil {
+			ch.Content = *c
+		}
+		changes = append(changes, ch)
+	}
+	f.indexMu.Lock()
+	sum, err := index.Update(ctx, f.store(), index.Options{Root: f.root, Config: f.cfg, Log: f.log, LockTimeout: 10 * time.Second}, changes)
+	f.indexMu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			f.log.Warn("index update", zap.Int("files", len(changes)), zap.Error(err))
+		}
+		return
+	}
+	f.log.Debug("index update", zap.Int("files", len(changes)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted))
+	if sum.Parsed > 0 || sum.Deleted > 0 {
+		if stats, err := f.store().Stats(ctx); err == nil {
+			f.eng.SetEntities(stats.Entities)
+		}
+	}
+}
+
+// close stops the folder's work and releases its index.
+func (f *folder) close() {
+	f.cancel()
+	f.pendingMu.Lock()
+	if f.flushTimer != nil {
+		f.flushTimer.Stop()
+	}
+	f.pendingMu.Unlock()
+	if f.watcher != nil {
+		f.watcher.close()
+	}
+	f.wg.Wait()
+	f.eng.Close()
+	f.store().Close()
+}
+
+// bufferSource gives the engine the folder's open documents.
+type bufferSource struct {
+	srv *Server
+	f   *folder
+}
+
+func (b bufferSource) Buffer(rel string) ([]byte, *symbols.File, bool) {
+	b.srv.mu.RLock()
+	defer b.srv.mu.RUnlock()
+	for _, d := range b.srv.docs {
+		if d.folder == b.f && d.rel == rel && d.syms != nil {
+			return d.text, d.syms, true
+		}
+	}
+	return nil, nil, false
+}
+
+// status is the ctxls/status notification.
+type status struct {
+	Root          string `json:"root"`
+	State         string `json:"state"`
+	FilesDone     int    `json:"filesDone"`
+	FilesTotal    int    `json:"filesTotal"`
+	Entities      int    `json:"entities"`
+	ContextTokens int    `json:"contextTokens"`
+	ContextBytes  int    `json:"contextBytes"`
+	ContextFile   string `json:"contextFile,omitempty"`
+	Message       string `json:"message,omitempty"`
+}

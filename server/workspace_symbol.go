@@ -1,0 +1,54 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+const maxWorkspaceSymbols = 100
+
+// symbolInfo is protocol.SymbolInformation without the deprecated fields.
+type symbolInfo struct {
+	Name          string              `json:"name"`
+	Kind          protocol.SymbolKind `json:"kind"`
+	Location      protocol.Location   `json:"location"`
+	ContainerName string              `json:"containerName,omitempty"`
+}
+
+// workspaceSymbol searches every folder's index by name.
+func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.WorkspaceSymbolParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(p.Query)
+	out := []symbolInfo{}
+	if q == "" {
+		return out, nil
+	}
+	for _, f := range s.allFolders() {
+		ents, err := f.store().EntitiesMatching(ctx, q, maxWorkspaceSymbols-len(out))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			container := ""
+			if i := strings.LastIndex(e.QName, "."); i > 0 {
+				container = e.QName[:i]
+			}
+			out = append(out, symbolInfo{
+				Name: e.Name, Kind: symbolKind(e.Kind), ContainerName: container,
+				Location: protocol.Location{URI: uri.File(filepath.Join(f.root, filepath.FromSlash(e.Path))), Range: lineRange(e.StartLine, e.EndLine)},
+			})
+		}
+		if len(out) >= maxWorkspaceSymbols {
+			break
+		}
+	}
+	return out, nil
+}
