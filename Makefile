@@ -100,7 +100,7 @@ ext-e2e-deps:
 ext-e2e: ext-package ext-e2e-deps
 	CTXLS_BIN=$(CURDIR)/bin/ctxls CTXLS_EXT_CACHE=$(CURDIR)/.cache/ext-e2e $(EXT_NPM) run test:e2e
 
-test-ext: ext ext-test
+test-ext: ext ext-test ext-protocol-test ext-e2e
 
 clean:
 	rm -rf bin dist out

@@ -33,7 +33,7 @@ export function register(d: Deps): vscode.Disposable[] {
 		cmd("ctxls.showAutoContext", () => showAutoContext(d)),
 		cmd("ctxls.queryContext", () => queryContext(d)),
 		cmd("ctxls.addMemory", () => addMemory(d)),
-		cmd("ctxls.reindex", () => reindex(d)),
+		cmd("ctxls.reindexFolder", () => reindex(d)),
 		cmd("ctxls.installHooks", () => installHooks(d)),
 		cmd("ctxls.doctor", () => doctor(d)),
 		cmd("ctxls.showLog", () => Promise.resolve(d.out.show())),

@@ -1,6 +1,8 @@
 // The ctxls language server process: start, configure, restart with backoff.
 
 import * as fs from "node:fs";
+import * as readline from "node:readline";
+import type { Readable } from "node:stream";
 import * as vscode from "vscode";
 import {
 	CloseAction,
@@ -15,6 +17,7 @@ import {
 import { RestartPolicy } from "./backoff";
 import { type Binary, resolveBinary } from "./binary";
 import { Method, type ServerSettings, type Status } from "./protocol";
+import { parseLogLine } from "./serverLog";
 import { needsRestart, serverArgs, serverSettings } from "./settings";
 import type { ClientState } from "./status";
 
@@ -32,6 +35,14 @@ class QuietClient extends LanguageClient {
 	override error(message: string, data?: unknown): void {
 		super.error(message, data, false);
 	}
+}
+
+/** pipeLog shows each line of the server's stderr in the output channel at its own level. */
+function pipeLog(input: Readable, out: vscode.LogOutputChannel): void {
+	readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (line) => {
+		const { level, text } = parseLogLine(line);
+		out[level](text);
+	});
 }
 
 function isExecutable(file: string): boolean {
@@ -222,6 +233,7 @@ export class Server implements vscode.Disposable {
 			documentSelector: languages.map((language) => ({ scheme: "file", language })),
 			outputChannel: this.out,
 			initializationOptions: this.settings,
+			stdioOptions: { stdout: pipeLog, stderr: pipeLog },
 			// A failed start is a death like any other: Server restarts it with backoff.
 			initializationFailedHandler: () => false,
 			errorHandler: {

@@ -48,9 +48,13 @@ export function serverSettings(get: SettingReader): ServerSettings {
 	};
 }
 
-/** serverArgs is the argv of `ctxls serve` for the settings (vscode-languageclient appends --stdio). */
+/**
+ * serverArgs is the argv of `ctxls serve` for the settings (vscode-languageclient
+ * appends --stdio). The server logs to stderr, which the client shows in the
+ * ctxls output channel.
+ */
 export function serverArgs(s: ServerSettings): string[] {
-	return ["serve", "--log-level", s.logLevel, "--log-file", "stderr"];
+	return ["serve", "--log-level", s.logLevel];
 }
 
 /** needsRestart says whether a settings change only takes effect in a new server process. */

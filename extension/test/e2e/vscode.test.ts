@@ -92,6 +92,8 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 240
 			"workbench.tips.enabled": false,
 			"ctxls.logLevel": "debug",
 			"chat.disableAIFeatures": true,
+			// The edit must reach the server as an unsaved buffer (didChange), not through a save.
+			"files.autoSave": "off",
 		}),
 	);
 	// No ctxls on this PATH: the extension must find the binary packaged in the .vsix.
@@ -129,8 +131,8 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 240
 		await page.screenshot({ path: path.join(outDir, name) });
 	};
 	try {
-		await page.goto(url);
-		await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 120_000 });
+		await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
 
 		// Open auth/login.go from the explorer, as a person would.
 		const row = (name: string) => page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
@@ -167,6 +169,11 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 240
 		});
 		assert.notEqual(afterEdit, before);
 		await shot("ext-e2e.png");
+
+		// A click on the status bar item opens the live preview of the auto-context.
+		await page.locator('.statusbar-item[id$="ctxls.status"]').first().click();
+		await page.locator(".tab", { hasText: "auto-context.md" }).first().waitFor({ timeout: 60_000 });
+		await shot("ext-e2e-preview.png");
 	} catch (e) {
 		await shot("ext-e2e-failure.png").catch(() => undefined);
 		fs.writeFileSync(path.join(outDir, "ext-e2e-code-server.log"), log);

@@ -42,8 +42,6 @@ test("serverArgs: serve with the log level, logging to stderr (the output channe
 		"serve",
 		"--log-level",
 		"warn",
-		"--log-file",
-		"stderr",
 	]);
 });
 
