@@ -15,6 +15,8 @@ export interface CliOptions {
 	cwd: string;
 	stdin?: string;
 	timeoutMs?: number;
+	/** env replaces the environment (default: the extension host's). */
+	env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface CliOptions {
  */
 export function runCli(binary: string, args: readonly string[], opts: CliOptions): Promise<CliResult> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(binary, args, { cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
+		const child = spawn(binary, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
 		const out: Buffer[] = [];
 		const err: Buffer[] = [];
 		const timeout = opts.timeoutMs ?? 60_000;

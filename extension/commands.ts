@@ -248,7 +248,7 @@ async function addMemory(d: Deps): Promise<void> {
 		return;
 	}
 	const bin = binaryPath(d);
-	const args = memoryArgs(root, kind.type, title.trim(), parseTags(tagText));
+	const args = memoryArgs(sel, kind.type, title.trim(), parseTags(tagText));
 	const r = await runCli(bin, args, { cwd: root, stdin: memoryBody(sel, "") });
 	d.out.appendLine(`$ ctxls ${args.join(" ")}\n${r.stdout}${r.stderr}`);
 	if (r.code !== 0) {

@@ -35,19 +35,28 @@ export function memoryBody(sel: Selection, note: string): string {
 	return parts.join("\n");
 }
 
+/** tag normalises a word to the store's tag form: lowercase, hyphenated. */
+function tag(word: string): string {
+	return word.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
 /** suggestedTags are the tags offered for a selection: its language and its file's name. */
 export function suggestedTags(sel: Selection): string[] {
-	const stem = path.basename(sel.file).replace(/\.[^.]*$/, "").toLowerCase();
-	const tags = [sel.languageId.toLowerCase(), stem].filter((t) => /^[a-z0-9][a-z0-9_-]*$/.test(t));
-	return [...new Set(tags)];
+	const stem = path.basename(sel.file).replace(/\.[^.]*$/, "");
+	return [...new Set([tag(sel.languageId), tag(stem)].filter((t) => t !== ""))];
 }
 
-/** parseTags splits what the person typed ("go, auth  tokens") into tags. */
+/** parseTags splits what the person typed ("Go, auth  token_refresh") into tags (go, auth, token-refresh). */
 export function parseTags(input: string): string[] {
-	return [...new Set(input.split(/[\s,]+/).map((t) => t.trim()).filter((t) => t !== ""))];
+	return [...new Set(input.split(/[\s,]+/).map(tag).filter((t) => t !== ""))];
 }
 
-/** memoryArgs is the argv of `ctxls memory write` (the body goes to stdin). */
-export function memoryArgs(root: string, type: MemoryType, title: string, tags: readonly string[]): string[] {
-	return ["memory", "write", "--root", root, "--type", type, "--title", title, "--tags", tags.join(",")];
+/**
+ * memoryArgs is the argv of `ctxls memory write` (issue 7's CLI); the body goes
+ * to stdin, and the memory is attached to the selection's file.
+ */
+export function memoryArgs(sel: Selection, type: MemoryType, title: string, tags: readonly string[]): string[] {
+	const rel = path.relative(sel.root, sel.file).split(path.sep).join("/");
+	return ["memory", "write", "--root", sel.root, "--type", type, "--title", title, "--tags", tags.join(","),
+		"--files", rel, "--stdin"];
 }

@@ -45,6 +45,21 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 	}
 }
 
+/** serverPids are the ctxls serve processes started from the binary under dir (this test's extensions). */
+function serverPids(dir: string): number[] {
+	const pids: number[] = [];
+	for (const entry of fs.readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) {
+			continue;
+		}
+		const argv = (readIfExists(`/proc/${entry}/cmdline`) ?? "").split("\0");
+		if (argv[0]?.startsWith(dir) === true && argv[1] === "serve") {
+			pids.push(Number(entry));
+		}
+	}
+	return pids;
+}
+
 function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const srv = net.createServer();
@@ -179,6 +194,23 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 285
 			.locator("body", { hasText: "RevokeSessions" })
 			.waitFor({ timeout: 60_000 });
 		await shot("ext-e2e-preview.png");
+
+		// The server dies: the person is told once, and it comes back.
+		const [pid] = serverPids(exts);
+		assert.ok(pid !== undefined, "no ctxls serve process from the packaged binary");
+		process.kill(pid, "SIGKILL");
+		await page.locator(".notification-toast", { hasText: "stopped unexpectedly" }).first().waitFor({ timeout: 30_000 });
+		const back = await waitFor("a new ctxls serve", 60_000, () => {
+			const now = serverPids(exts).filter((p) => p !== pid);
+			return now.length > 0 ? now : undefined;
+		});
+		assert.equal(back.length, 1);
+		await waitFor("the status bar to show entities again", 60_000, async () => {
+			const t = await statusText(page);
+			return /\d+ · \S+ tok/.test(t) ? t : undefined;
+		});
+		assert.equal(await page.locator(".notification-toast", { hasText: "stopped unexpectedly" }).count(), 1);
+		await shot("ext-e2e-restarted.png");
 	} catch (e) {
 		await shot("ext-e2e-failure.png").catch(() => undefined);
 		fs.writeFileSync(path.join(outDir, "ext-e2e-code-server.log"), log);

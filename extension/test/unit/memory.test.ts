@@ -24,12 +24,16 @@ test("code that holds a fence gets a longer one", () => {
 test("tags: suggested from the selection, parsed from what was typed", () => {
 	assert.deepEqual(suggestedTags(sel), ["go", "token"]);
 	assert.deepEqual(suggestedTags({ ...sel, file: "/w/go.go" }), ["go"]);
-	assert.deepEqual(parseTags(" auth, tokens  go,,auth "), ["auth", "tokens", "go"]);
+	assert.deepEqual(suggestedTags({ ...sel, languageId: "typescriptreact", file: "/w/Token_Store.tsx" }), [
+		"typescriptreact",
+		"token-store",
+	]);
+	assert.deepEqual(parseTags(" auth, Tokens  go,,auth token_refresh "), ["auth", "tokens", "go", "token-refresh"]);
 	assert.deepEqual(parseTags(" , "), []);
 });
 
 test("argv of ctxls memory write", () => {
-	assert.deepEqual(memoryArgs("/w", "gotcha", "Tokens expire", ["auth", "go"]), [
+	assert.deepEqual(memoryArgs(sel, "gotcha", "Tokens expire", ["auth", "go"]), [
 		"memory",
 		"write",
 		"--root",
@@ -40,5 +44,8 @@ test("argv of ctxls memory write", () => {
 		"Tokens expire",
 		"--tags",
 		"auth,go",
+		"--files",
+		"auth/token.go",
+		"--stdin",
 	]);
 });
