@@ -47,7 +47,7 @@ async function lateStatus(srv: Server, status: StatusBar): Promise<void> {
 	try {
 		const file = vscode.window.activeTextEditor?.document.uri.fsPath;
 		const ctx = await srv.request<ContextResult>(Method.context, file !== undefined ? { filePath: file } : {});
-		status.update({
+		status.updateIfUnknown({
 			root: ctx.root,
 			state: "ready",
 			entities: ctx.entities,

@@ -25,3 +25,12 @@ export function folderFor(roots: readonly string[], file: string | undefined): s
 export function autoContextFile(root: string): string {
 	return path.join(root, ".ctxls", "auto-context.md");
 }
+
+/**
+ * isCtxlsOutput says whether a file is one ctxls writes itself (anything under
+ * a .ctxls directory): the auto-context open in a preview must not be fed back
+ * to the server as a document to index.
+ */
+export function isCtxlsOutput(file: string): boolean {
+	return file.split(/[\\/]/).includes(".ctxls");
+}

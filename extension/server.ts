@@ -15,6 +15,7 @@ import {
 	TransportKind,
 } from "vscode-languageclient/node";
 import { RestartPolicy } from "./backoff";
+import { isCtxlsOutput } from "./folders";
 import { type Binary, resolveBinary } from "./binary";
 import { Method, type ServerSettings, type Status } from "./protocol";
 import { parseLogLine } from "./serverLog";
@@ -234,6 +235,14 @@ export class Server implements vscode.Disposable {
 			outputChannel: this.out,
 			initializationOptions: this.settings,
 			stdioOptions: { stdout: pipeLog, stderr: pipeLog },
+			// The auto-context open in its preview is a markdown document too: never
+			// send the server its own output as something to index.
+			middleware: {
+				didOpen: (doc, next) => (isCtxlsOutput(doc.uri.fsPath) ? Promise.resolve() : next(doc)),
+				didChange: (e, next) => (isCtxlsOutput(e.document.uri.fsPath) ? Promise.resolve() : next(e)),
+				didSave: (doc, next) => (isCtxlsOutput(doc.uri.fsPath) ? Promise.resolve() : next(doc)),
+				didClose: (doc, next) => (isCtxlsOutput(doc.uri.fsPath) ? Promise.resolve() : next(doc)),
+			},
 			// A failed start is a death like any other: Server restarts it with backoff.
 			initializationFailedHandler: () => false,
 			errorHandler: {

@@ -34,6 +34,13 @@ export class StatusBar implements vscode.Disposable {
 		this.render();
 	}
 
+	/** updateIfUnknown records figures only for a folder the server has not reported on yet. */
+	updateIfUnknown(s: Status): void {
+		if (!this.byRoot.has(s.root)) {
+			this.update(s);
+		}
+	}
+
 	dispose(): void {
 		this.item.dispose();
 		for (const d of this.disposables) {

@@ -196,6 +196,8 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 285
 		await shot("ext-e2e-preview.png");
 
 		// The server dies: the person is told once, and it comes back.
+		const autoContext = path.join(root, ".ctxls", "auto-context.md");
+		const killedAt = Date.now();
 		const [pid] = serverPids(exts);
 		assert.ok(pid !== undefined, "no ctxls serve process from the packaged binary");
 		process.kill(pid, "SIGKILL");
@@ -210,6 +212,13 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 285
 			return /\d+ · \S+ tok/.test(t) ? t : undefined;
 		});
 		assert.equal(await page.locator(".notification-toast", { hasText: "stopped unexpectedly" }).count(), 1);
+		// The new server rewrites the auto-context for the reopened editor; the
+		// preview of that file is never indexed as part of the workspace.
+		const rewritten = await waitFor("the new server to rewrite the auto-context", 60_000, () =>
+			fs.statSync(autoContext).mtimeMs > killedAt ? readIfExists(autoContext) : undefined,
+		);
+		assert.ok(rewritten.includes("RevokeSessions"));
+		assert.ok(!rewritten.includes(".ctxls/auto-context.md"), "the auto-context quotes itself");
 		await shot("ext-e2e-restarted.png");
 	} catch (e) {
 		await shot("ext-e2e-failure.png").catch(() => undefined);

@@ -22,6 +22,9 @@ test("the status bar follows the active editor's folder and opens the auto-conte
 	stub.activeEditor.fire(window.activeTextEditor);
 	assert.equal(item.text, "$(book) 7 · 0 tok");
 
+	bar.updateIfUnknown({ root: "/b", state: "ready", entities: 1, contextTokens: 0, contextBytes: 0 });
+	assert.equal(item.text, "$(book) 7 · 0 tok", "a late ctxls/context answer does not override ctxls/status");
+
 	bar.setState({ kind: "restarting", inSeconds: 2 });
 	assert.equal(item.text, "$(debug-disconnect) ctxls");
 	assert.ok(item.backgroundColor !== undefined);
