@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks clean \
+.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-lsp clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
@@ -52,7 +52,7 @@ lint:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags $(TAGS) ./...
 
-bench: bench-index bench-query bench-hooks
+bench: bench-index bench-query bench-hooks bench-lsp
 
 # bench-index measures index build, no-op and one-file re-index on GOROOT/src
 # against universal-ctags in the same run.
@@ -64,6 +64,11 @@ bench-query: build
 
 bench-hooks: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-hooks.sh
+
+# bench-lsp measures ctxls serve on a copy of GOROOT/src through its stdio:
+# indexing, RSS, idle CPU, didChange → auto-context file (debounce 0), hover.
+bench-lsp: build
+	$(GO) run -tags $(TAGS) ./scripts/benchlsp -bin $(CURDIR)/bin/ctxls -src $(BENCH_ROOT)
 
 # The VS Code extension (root package.json, sources in extension/): npm ci from
 # the committed lock file, then type check, lint and bundle.

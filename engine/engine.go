@@ -54,7 +54,7 @@ type Activity struct {
 	Path string
 	// ChangedSymbols names the declarations an edit touched.
 	ChangedSymbols []string
-	// Line is 1-based; 0 when unknown.
+	// Line is 1-based; 0 when unknown. For an edit, the first changed line.
 	Line int
 	// Symbol is the identifier under the cursor (hover).
 	Symbol string
@@ -122,6 +122,7 @@ type memo struct {
 	path     string
 	edit     bool
 	symbols  []string
+	line     int // the first changed line of an edit, to tell same-named symbols apart
 	at       time.Time
 }
 
@@ -141,10 +142,21 @@ type Engine struct {
 	timer   *time.Timer
 
 	entities atomic.Int64
-	kick     chan struct{}
-	done     chan struct{}
-	stopped  chan struct{}
-	runMu    sync.Mutex
+	// generation counts index changes; retrieval results are reused while
+	// neither it nor the request changed (cache, guarded by runMu).
+	generation atomic.Int64
+	cache      struct {
+		key string
+		rc  *retrieval.Context
+	}
+	kick chan struct{}
+	// record wakes the recorder, which writes activity to the store off
+	// the rewrite's path: an index run holding the write lock must not
+	// delay the auto-context.
+	record  chan struct{}
+	done    chan struct{}
+	stopped chan struct{}
+	runMu   sync.Mutex
 }
 
 // New returns a running Engine; Close stops it.
@@ -152,7 +164,7 @@ func New(opts Options) *Engine {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
-	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, kick: make(chan struct{}, 1), record: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go e.loop()
 	return e
 }
@@ -162,7 +174,12 @@ func (e *Engine) SetStore(st *store.Store) {
 	e.mu.Lock()
 	e.st = st
 	e.mu.Unlock()
+	e.IndexChanged()
 }
+
+// IndexChanged tells the engine the index was updated, so that the next
+// rewrite retrieves again instead of reusing the previous results.
+func (e *Engine) IndexChanged() { e.generation.Add(1) }
 
 // SetEntities records the size of the index, reported in snapshots.
 func (e *Engine) SetEntities(n int) { e.entities.Store(int64(n)) }
@@ -233,10 +250,14 @@ func (e *Engine) remember(a Activity, record bool) {
 		m.why = "opened " + a.Path
 	case FileEdit:
 		m.edit = true
+		m.line = a.Line
 		m.symbols = dedupe(a.ChangedSymbols)
 		m.triggers = []analyzer.Trigger{{Type: analyzer.TriggerFileEdit, Relevance: w[analyzer.TriggerFileEdit], Query: a.Path}}
+		// Changed symbols are matched by name only (hover-type triggers):
+		// as lexical terms, the common parts of identifiers (serve, http)
+		// cost a full-text search each and tripled a rewrite on GOROOT/src.
 		for _, s := range m.symbols {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: w[analyzer.TriggerFileEdit], Query: s})
+			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerHover, Relevance: w[analyzer.TriggerFileEdit], Query: s})
 		}
 		if len(m.symbols) > 0 {
 			m.why = fmt.Sprintf("edited %s in %s", strings.Join(m.symbols, ", "), a.Path)
@@ -324,7 +345,21 @@ func (e *Engine) poke() {
 }
 
 func (e *Engine) loop() {
-	defer close(e.stopped)
+	recorderDone := make(chan struct{})
+	go func() {
+		defer close(recorderDone)
+		for {
+			select {
+			case <-e.done:
+				return
+			case <-e.record:
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				e.flushActivity(ctx)
+				cancel()
+			}
+		}
+	}()
+	defer func() { <-recorderDone; close(e.stopped) }()
 	for {
 		select {
 		case <-e.done:
@@ -416,19 +451,24 @@ func (e *Engine) state(now time.Time) state {
 func (e *Engine) Refresh(ctx context.Context) (*Snapshot, error) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
-	e.flushActivity(ctx)
+	select {
+	case e.record <- struct{}{}:
+	default:
+	}
 	now := time.Now()
 	s := e.state(now)
 	snap, err := e.compute(ctx, s, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := write(e.opts.Root, snap); err != nil {
-		return nil, err
-	}
+	// Last is the newest snapshot as soon as it exists: a reader who saw
+	// the file change must not get an older one from Last.
 	e.mu.Lock()
 	e.last = snap
 	e.mu.Unlock()
+	if err := write(e.opts.Root, snap); err != nil {
+		return nil, err
+	}
 	if e.opts.OnWrite != nil {
 		e.opts.OnWrite(snap)
 	}
@@ -466,15 +506,25 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 			// Only a message: the relevance gate decides, as for a prompt.
 			req.MinRelevance = e.opts.Config.Retrieval.MinRelevance
 		}
-		resp, err := retrieval.Query(ctx, s.st, req)
-		if err != nil {
-			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
-		}
-		rc, err := retrieval.Assemble(ctx, s.st, req, resp, retrieval.ContextOptions{
-			Root: e.opts.Root, MaxTokens: max(budget-editTokens, budget/2), MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+		// While typing in one function, the reasons, seeds and index stay
+		// the same from keystroke to keystroke: only the Editing section
+		// changes, and retrieval's answer can be reused. The budget is
+		// rounded so that a growing excerpt does not change the key.
+		maxTokens := max(budget-(editTokens+255)/256*256, budget/2)
+		key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance)
+		rc := e.cache.rc
+		if key != e.cache.key || rc == nil {
+			resp, err := retrieval.Query(ctx, s.st, req)
+			if err != nil {
+				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+			}
+			rc, err = retrieval.Assemble(ctx, s.st, req, resp, retrieval.ContextOptions{
+				Root: e.opts.Root, MaxTokens: maxTokens, MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
+			}
+			e.cache.key, e.cache.rc = key, rc
 		}
 		snap.Abstained, snap.Reason = rc.Abstained && len(editing.Items) == 0, rc.Reason
 		if !rc.Abstained {
@@ -555,7 +605,7 @@ func (e *Engine) editing(s state) retrieval.Section {
 				continue
 			}
 			seen[key] = true
-			i := findEntity(f, name)
+			i := findEntity(f, name, m.line)
 			if i < 0 {
 				continue
 			}
@@ -573,15 +623,19 @@ func (e *Engine) editing(s state) retrieval.Section {
 	return sec
 }
 
-// findEntity returns the index of the entity named name (the outermost when
-// several are), or -1.
-func findEntity(f *symbols.File, name string) int {
+// findEntity returns the index of the entity named name, preferring the one
+// whose lines hold line (methods of different types share names), else the
+// first; -1 when there is none.
+func findEntity(f *symbols.File, name string, line int) int {
 	best := -1
 	for i, ent := range f.Entities {
 		if ent.Kind == symbols.KindFile || (ent.Name != name && ent.QualName != name) {
 			continue
 		}
-		if best < 0 || ent.EndLine-ent.StartLine > f.Entities[best].EndLine-f.Entities[best].StartLine {
+		if ent.StartLine <= line && line <= ent.EndLine {
+			return i
+		}
+		if best < 0 {
 			best = i
 		}
 	}

@@ -123,10 +123,13 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 		t.Errorf("trigger weights = %v", w)
 	}
 
-	// Activity reached the store for the other processes.
-	ws, err := st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 10)
-	if err != nil {
-		t.Fatal(err)
+	// Activity reaches the store for the other processes (written off the
+	// rewrite's path, so wait for it).
+	var ws []string
+	for deadline := time.Now().Add(5 * time.Second); len(ws) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ws, err = st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 10); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(ws) != 2 || ws[0] != "auth/service.go" {
 		t.Errorf("working set = %v", ws)
@@ -192,5 +195,54 @@ func TestNoActivityAbstains(t *testing.T) {
 	}
 	if !snap.Abstained || strings.Contains(snap.Markdown, "##") {
 		t.Errorf("no activity produced context:\n%s", snap.Markdown)
+	}
+}
+
+func TestEditingShowsTheEditedOfSameNamedSymbols(t *testing.T) {
+	root, st := indexed(t)
+	src := []byte("package billing\n\ntype A struct{}\n\nfunc (A) Render() string {\n\treturn \"a\"\n}\n\ntype B struct{}\n\nfunc (B) Render() string {\n\t_ = 42\n\treturn \"b\"\n}\n")
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"billing/invoice.go": src}})
+	defer e.Close()
+	e.Record(Activity{Type: FileEdit, Path: "billing/invoice.go", ChangedSymbols: []string{"Render"}, Line: 12})
+	snap, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := snap.Sections[0].Items[0]; snap.Sections[0].Title != "Editing" || !strings.Contains(it.Excerpt, "_ = 42") {
+		t.Errorf("Editing shows the wrong Render: %+v", snap.Sections[0])
+	}
+}
+
+func TestRetrievalReusedUntilTheIndexChanges(t *testing.T) {
+	root, st := indexed(t)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
+	defer e.Close()
+	e.Record(Activity{Type: FileOpen, Path: "billing/invoice.go"})
+	first, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file changes on disk and in the index.
+	src := files["billing/invoice.go"] + "\n// Refund reverses an invoice.\nfunc Refund(i Invoice) Invoice { return i }\n"
+	if err := os.WriteFile(filepath.Join(root, "billing/invoice.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Update(context.Background(), st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: "billing/invoice.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	same, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Markdown, "struct Invoice") || strings.Contains(same.Markdown, "Refund") {
+		t.Errorf("without IndexChanged the previous retrieval is reused:\n%s", same.Markdown)
+	}
+	e.IndexChanged()
+	fresh, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fresh.Markdown, "Refund") {
+		t.Errorf("after IndexChanged the context does not show the update:\n%s", fresh.Markdown)
 	}
 }

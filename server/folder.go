@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -31,6 +32,8 @@ type folder struct {
 	// indexMu serialises this process's index writes to the folder (the
 	// index's file lock serialises them across processes).
 	indexMu sync.Mutex
+	// reopenMu serialises replacing a deleted index (ensureStore).
+	reopenMu sync.Mutex
 
 	// pendingMu guards the files and buffers waiting to reach the index.
 	pendingMu  sync.Mutex
@@ -73,8 +76,8 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	if err := f.eng.Restore(ctx); err != nil {
 		f.log.Debug("restore engine memory", zap.Error(err))
 	}
-	if stats, err := st.Stats(ctx); err == nil {
-		f.eng.SetEntities(stats.Entities)
+	if n, err := st.EntityCount(ctx); err == nil {
+		f.eng.SetEntities(n)
 	}
 	return f, nil
 }
@@ -131,6 +134,15 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 		return sum, err
 	}
 	f.log.Info("indexed", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed), zap.Float64("seconds", sum.Seconds))
+	if sum.Parsed > 0 || sum.Deleted > 0 {
+		f.eng.IndexChanged()
+	}
+	if sum.Parsed > 1000 {
+		// A large run leaves hundreds of MB of parse garbage the runtime
+		// would return to the OS only slowly; the server lives on for
+		// hours, so give it back now.
+		debug.FreeOSMemory()
+	}
 	f.readyStatus(ctx)
 	return sum, nil
 }
@@ -138,9 +150,9 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 // readyStatus refreshes the entity count and tells the client.
 func (f *folder) readyStatus(ctx context.Context) {
 	st := status{Root: f.root, State: "ready", ContextFile: engine.MarkdownFile(f.root)}
-	if stats, err := f.store().Stats(ctx); err == nil {
-		f.eng.SetEntities(stats.Entities)
-		st.Entities = stats.Entities
+	if n, err := f.store().EntityCount(ctx); err == nil {
+		f.eng.SetEntities(n)
+		st.Entities = n
 	}
 	if snap := f.eng.Last(); snap != nil {
 		st.ContextTokens, st.ContextBytes = snap.Tokens, snap.Bytes
@@ -155,8 +167,10 @@ func (f *folder) ensureStore(ctx context.Context) error {
 	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	f.indexMu.Lock()
-	defer f.indexMu.Unlock()
+	// Not indexMu: a long index run holds it, and the watcher calling this
+	// must not stall behind it.
+	f.reopenMu.Lock()
+	defer f.reopenMu.Unlock()
 	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -237,8 +251,9 @@ func (f *folder) flush() {
 	}
 	f.log.Debug("index update", zap.Int("files", len(changes)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted))
 	if sum.Parsed > 0 || sum.Deleted > 0 {
-		if stats, err := f.store().Stats(ctx); err == nil {
-			f.eng.SetEntities(stats.Entities)
+		f.eng.IndexChanged()
+		if n, err := f.store().EntityCount(ctx); err == nil {
+			f.eng.SetEntities(n)
 		}
 	}
 }

@@ -98,15 +98,12 @@ func (s *Server) resolveHover(ctx context.Context, f *folder, rel, word string, 
 		if best >= 0 {
 			e := local.Entities[best]
 			t := &hoverTarget{path: rel, kind: string(e.Kind), name: e.Name, qname: e.QualName, line: e.StartLine, signature: e.Signature, doc: e.Doc}
-			stored, err := st.EntitiesInFile(ctx, rel)
+			stored, ok, err := st.EntityByQName(ctx, rel, string(e.Kind), e.QualName)
 			if err != nil {
 				return nil, err
 			}
-			for i := range stored {
-				if stored[i].QName == e.QualName && stored[i].Kind == string(e.Kind) {
-					t.stored = &stored[i]
-					break
-				}
+			if ok {
+				t.stored = &stored
 			}
 			return t, nil
 		}

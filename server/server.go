@@ -74,7 +74,6 @@ type Server struct {
 	folders   []*folder
 	docs      map[protocol.DocumentURI]*document
 	extractor *symbols.Extractor // used by the ordered worker only
-	clientCap clientCapabilities
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -86,8 +85,6 @@ type queued struct {
 	reply jsonrpc2.Replier
 	req   jsonrpc2.Request
 }
-
-type clientCapabilities struct{}
 
 // New returns a Server.
 func New(opts Options) *Server {
@@ -348,16 +345,6 @@ func (s *Server) folderFor(abs string) (*folder, string) {
 		}
 	}
 	return best, bestRel
-}
-
-// firstFolder returns the first workspace folder, or nil.
-func (s *Server) firstFolder() *folder {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.folders) == 0 {
-		return nil
-	}
-	return s.folders[0]
 }
 
 func (s *Server) allFolders() []*folder {

@@ -69,7 +69,11 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 	if d.folder == nil {
 		return nil, nil
 	}
-	d.folder.eng.Record(engine.Activity{Type: engine.FileEdit, Path: d.rel, ChangedSymbols: changedSymbols(nd.syms, spans)})
+	a := engine.Activity{Type: engine.FileEdit, Path: d.rel, ChangedSymbols: changedSymbols(nd.syms, spans)}
+	if len(spans) > 0 {
+		a.Line = spans[0][0]
+	}
+	d.folder.eng.Record(a)
 	if nd.syms != nil {
 		d.folder.queueUpdate(d.rel, nd.text)
 	}

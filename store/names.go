@@ -20,3 +20,28 @@ func (s *Store) EntitiesMatching(ctx context.Context, query string, limit int) (
 	}
 	return scanEntities(rows)
 }
+
+// EntityByQName returns the entity of the file at path with the given kind
+// and qualified name; when overloads share it, the first in the file.
+func (s *Store) EntityByQName(ctx context.Context, path, kind, qname string) (Entity, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM files f JOIN entities e ON e.file_id = f.id
+		WHERE f.path = ? AND e.qname = ? AND e.kind = ? ORDER BY e.start_line LIMIT 1`, path, qname, kind)
+	if err != nil {
+		return Entity{}, false, classify(fmt.Errorf("entity %s in %s: %w", qname, path, err))
+	}
+	es, err := scanEntities(rows)
+	if err != nil || len(es) == 0 {
+		return Entity{}, false, err
+	}
+	return es[0], true, nil
+}
+
+// EntityCount returns how many entities the index holds (files included),
+// cheaply enough to call after every update.
+func (s *Store) EntityCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&n); err != nil {
+		return 0, classify(fmt.Errorf("count entities: %w", err))
+	}
+	return n, nil
+}
