@@ -2,11 +2,19 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { cliError, runCli } from "../../cli";
+
+const dirs: string[] = [];
+after(() => {
+	for (const d of dirs) {
+		fs.rmSync(d, { recursive: true, force: true });
+	}
+});
 
 function script(body: string): string {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxls-cli-"));
+	dirs.push(dir);
 	const file = path.join(dir, "fake");
 	fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
 	return file;
