@@ -9,7 +9,8 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean
+.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
+	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
 
@@ -32,7 +33,7 @@ CLAUDE_BIN := $(CLAUDE_DIR)/node_modules/.bin/claude
 FAKE_API   ?= $(abspath $(CURDIR)/../shared/tools/claude-code-fake-api.py)
 
 # test runs every test suite; it is the README's test command and what CI runs.
-test: build e2e-deps test-go
+test: build e2e-deps test-go test-ext
 
 test-go:
 	CTXLS_BIN=$(CURDIR)/bin/ctxls \
@@ -51,7 +52,7 @@ lint:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags $(TAGS) ./...
 
-bench: bench-index bench-query bench-hooks bench-lsp
+bench: bench-index bench-query bench-hooks bench-memory bench-lsp
 
 # bench-index measures index build, no-op and one-file re-index on GOROOT/src
 # against universal-ctags in the same run.
@@ -70,10 +71,51 @@ bench-memory:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^search$$|^hook)' -benchtime 300x ./memory/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^fullsync|^ripgrep)' -benchtime 20x ./memory/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemoryRebuild' -benchtime 3x -count 3 ./memory/
+
 # bench-lsp measures ctxls serve on a copy of GOROOT/src through its stdio:
 # indexing, RSS, idle CPU, didChange → auto-context file (debounce 0), hover.
 bench-lsp: build
 	$(GO) run -tags $(TAGS) ./scripts/benchlsp -bin $(CURDIR)/bin/ctxls -src $(BENCH_ROOT)
 
+# The VS Code extension (root package.json, sources in extension/): npm ci from
+# the committed lock file, then type check, lint and bundle.
+NPM ?= npm
+EXT_NPM := npm_config_loglevel=error npm_config_fund=false npm_config_audit=false $(NPM)
+
+node_modules/.package-lock.json: package-lock.json
+	$(EXT_NPM) ci
+
+ext-deps: node_modules/.package-lock.json
+
+ext: ext-deps
+	$(EXT_NPM) run typecheck
+	$(EXT_NPM) run lint
+	$(EXT_NPM) run build
+
+# ext-test: the extension's own logic under Node, with a stub of the vscode API.
+ext-test: ext-deps
+	$(EXT_NPM) run test:unit
+
+# ext-protocol-test: a Node LSP client (vscode-languageserver-protocol) against bin/ctxls.
+ext-protocol-test: build ext-deps
+	CTXLS_BIN=$(CURDIR)/bin/ctxls $(EXT_NPM) run test:protocol
+
+# ext-package: a .vsix for this platform with bin/ctxls inside.
+ext-package: build ext
+	$(EXT_NPM) run package
+
+# ext-e2e: the packaged extension in a real VS Code (code-server, installed under
+# .cache/ by scripts/ext-e2e-deps.sh) driven in Debian's chromium.
+CTXLS_EXT_CACHE ?= $(CURDIR)/.cache/ext-e2e
+export CTXLS_EXT_CACHE
+
+ext-e2e-deps:
+	./scripts/ext-e2e-deps.sh
+
+ext-e2e: ext-package ext-e2e-deps
+	CTXLS_BIN=$(CURDIR)/bin/ctxls $(EXT_NPM) run test:e2e
+
+test-ext: ext ext-test ext-protocol-test ext-e2e
+
 clean:
-	rm -rf bin
+	rm -rf bin dist out
