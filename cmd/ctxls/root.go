@@ -30,6 +30,7 @@ hooks, a language server that follows the editor, and an MCP server.`,
 		newHookCmd(),
 		newInitCmd(),
 		newDoctorCmd(),
+		newMCPCmd(),
 		// Each command family lives in its own file; add one line here.
 	)
 	return root
