@@ -335,7 +335,8 @@ func TestSubscribeAutoContext(t *testing.T) {
 			}
 			if protocol != "" {
 				// Subscriptions are for the resources that change on
-				// their own (a listen stream reports no error here).
+				// their own. resources/subscribe reports the refusal; the
+				// SDK's client does not surface it from a listen stream.
 				if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: "ctxls://context/nothing"}); err == nil {
 					t.Errorf("subscribe to an unknown resource succeeded")
 				}
