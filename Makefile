@@ -64,5 +64,12 @@ bench-query: build
 bench-hooks: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-hooks.sh
 
+# bench-mcp measures context_query through `ctxls mcp` (stdio and in process)
+# against the whole-process `ctxls context` in the same run.
+.PHONY: bench-mcp
+bench: bench-mcp
+bench-mcp: build
+	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-mcp.sh
+
 clean:
 	rm -rf bin
