@@ -105,7 +105,7 @@ func TestClaudeCode(t *testing.T) {
 	for sc.Scan() {
 		var ev struct {
 			Type, Subtype string
-			Tools         []string `json:"tools"`
+			Tools         []string                        `json:"tools"`
 			MCPServers    []struct{ Name, Status string } `json:"mcp_servers"`
 		}
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Subtype != "init" {

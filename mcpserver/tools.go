@@ -406,12 +406,9 @@ type RelatedOutput struct {
 // Neighbour is an entity one edge away.
 type Neighbour struct {
 	Relation string `json:"relation" jsonschema:"the edge as seen from the target: calls, references, imports, extends, implements, contains, or called by, referenced by, imported by, extended by, implemented by, contained in"`
-	Kind     string `json:"kind"`
-	QName    string `json:"qualified_name"`
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	Via      string `json:"via,omitempty" jsonschema:"the target's entity the edge starts or ends at"`
-	Edges    int    `json:"edges" jsonschema:"how many references make up the edge"`
+	EntityRef
+	Via   string `json:"via,omitempty" jsonschema:"the target's entity the edge starts or ends at"`
+	Edges int    `json:"edges" jsonschema:"how many references make up the edge"`
 }
 
 // FileNeighbour is a file connected to the target.
@@ -640,7 +637,7 @@ func neighbours(ctx context.Context, st *store.Store, ids []int64, self string, 
 			if v, ok := byID[g.via]; ok && v.Kind != "file" {
 				via = v.QName
 			}
-			list = append(list, Neighbour{Relation: rel, Kind: e.Kind, QName: e.QName, Path: e.Path, Line: e.StartLine, Via: via, Edges: g.edges})
+			list = append(list, Neighbour{Relation: rel, EntityRef: entityRef(e), Via: via, Edges: g.edges})
 		}
 		sort.SliceStable(list, func(a, b int) bool {
 			if list[a].Edges != list[b].Edges {
@@ -694,7 +691,7 @@ func containment(ctx context.Context, st *store.Store, ids []int64, limit int) (
 	for _, id := range ids {
 		e := ents[id]
 		if p, ok := ps[e.ParentID]; ok {
-			n.usedBy = append(n.usedBy, Neighbour{Relation: "contained in", Kind: p.Kind, QName: p.QName, Path: p.Path, Line: p.StartLine, Via: e.QName, Edges: 1})
+			n.usedBy = append(n.usedBy, Neighbour{Relation: "contained in", EntityRef: entityRef(p), Via: e.QName, Edges: 1})
 		}
 		inFile, err := st.EntitiesInFile(ctx, e.Path)
 		if err != nil {
@@ -702,7 +699,7 @@ func containment(ctx context.Context, st *store.Store, ids []int64, limit int) (
 		}
 		for _, c := range inFile {
 			if c.ParentID == id && len(n.uses) < limit {
-				n.uses = append(n.uses, Neighbour{Relation: "contains", Kind: c.Kind, QName: c.QName, Path: c.Path, Line: c.StartLine, Via: e.QName, Edges: 1})
+				n.uses = append(n.uses, Neighbour{Relation: "contains", EntityRef: entityRef(c), Via: e.QName, Edges: 1})
 			}
 		}
 	}
