@@ -581,3 +581,35 @@ func TestFilePath(t *testing.T) {
 		}
 	}
 }
+
+func TestStateDirectoryReplaced(t *testing.T) {
+	ctx := context.Background()
+	root := workspace(t, fixture)
+	c := connect(t, Options{Root: root})
+	if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: AutoURI}); err != nil {
+		t.Fatal(err)
+	}
+	// The index is thrown away and built again (rm -rf .ctxls; ctxls index).
+	dir := filepath.Join(root, ".ctxls")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	workspace2 := workspace(t, fixture)
+	if err := os.Rename(filepath.Join(workspace2, ".ctxls"), dir); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	want := "<auto-context>\nafter the rebuild\n</auto-context>\n"
+	if err := store.WriteFileAtomic(filepath.Join(dir, AutoContextFile), []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUpdated(t, c, AutoURI)
+	if got := readText(t, c, AutoURI); got != want {
+		t.Errorf("auto-context after the rebuild: %q", got)
+	}
+	var l SymbolLookupOutput
+	if _, isErr := call(t, c, "symbol_lookup", map[string]any{"name": "Login"}, &l); isErr || len(l.Definitions) != 1 {
+		t.Errorf("lookup in the rebuilt index: %v %+v", isErr, l)
+	}
+}
