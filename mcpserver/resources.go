@@ -46,8 +46,15 @@ func (s *Server) registerResources() {
 	}, s.readFile)
 }
 
-// text wraps markdown as a resource result.
-func text(uri, md string) *mcp.ReadResourceResult {
+// text wraps markdown as a resource result, cut at a line boundary to the
+// output cap like tool results (a client may put a resource in the prompt
+// whole).
+func (s *Server) text(uri, md string) *mcp.ReadResourceResult {
+	if limit := s.opts.MaxOutputBytes; len(md) > limit {
+		note := fmt.Sprintf("\n… (cut at %d of %d bytes)\n", limit, len(md))
+		cut := strings.LastIndexByte(md[:max(limit-len(note), 0)], '\n')
+		md = md[:max(cut, 0)] + note
+	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: markdown, Text: md}}}
 }
 
@@ -57,7 +64,7 @@ func (s *Server) autoPath() string { return filepath.Join(store.Dir(s.opts.Root)
 func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	data, err := os.ReadFile(s.autoPath())
 	if err == nil {
-		return text(AutoURI, string(data)), nil
+		return s.text(AutoURI, string(data)), nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", s.autoPath(), err)
@@ -66,7 +73,7 @@ func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return text(AutoURI, md), nil
+	return s.text(AutoURI, md), nil
 }
 
 // computeAuto assembles an auto-context from the activity the store
@@ -131,13 +138,13 @@ func (s *Server) computeAuto(ctx context.Context) (string, error) {
 func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	st, err := s.store(ctx)
 	if err != nil {
-		return text(SessionURI, "No session context: "+err.Error()+".\n"), nil
+		return s.text(SessionURI, "No session context: "+err.Error()+".\n"), nil
 	}
 	md, err := sessionMarkdown(ctx, st, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	return text(SessionURI, md), nil
+	return s.text(SessionURI, md), nil
 }
 
 // sessionMarkdown renders the working set, recent activity and the prompts
@@ -284,7 +291,7 @@ func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 			md += "\n" + strings.TrimRight(extra, "\n") + "\n"
 		}
 	}
-	return text(uri, md), nil
+	return s.text(uri, md), nil
 }
 
 // fileMarkdown renders what the index knows of one file: its outline, its

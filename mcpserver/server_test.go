@@ -553,6 +553,10 @@ func TestOutputCap(t *testing.T) {
 	check("symbol_lookup", map[string]any{"name": "Login", "limit": 100})
 	check("related", map[string]any{"file": "auth/auth.go", "limit": 100})
 	check("related", map[string]any{"symbol": "Login", "limit": 100})
+	// Resources are cut at a line boundary too.
+	if got := readText(t, c, "ctxls://context/file/auth/callers.go"); len(got) > limit || !strings.Contains(got, "(cut at 4000 of") {
+		t.Errorf("file resource: %d bytes, cap %d:\n%s", len(got), limit, got[max(len(got)-200, 0):])
+	}
 
 	// The default cap holds for the largest context a client may ask for.
 	d := connect(t, Options{Root: root})

@@ -205,16 +205,23 @@ func limitOf(n int) (int, error) {
 	return min(n, maxLimit), nil
 }
 
+// splitSymbol splits Name, pkg.Name, Type.Method, Type::method or
+// Type#method (an optional trailing "()" dropped) into its qualifier and the
+// entity's own name.
+func splitSymbol(name string) (qual, last string) {
+	name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "()"))
+	if i := strings.LastIndexAny(name, ".:#"); i >= 0 && i < len(name)-1 {
+		return strings.Trim(name[:i], ".:#"), name[i+1:]
+	}
+	return "", name
+}
+
 // resolveSymbol finds the definitions a name denotes: Name, or a qualified
 // pkg.Name / Type.Method whose last part is the entity's name.
 func resolveSymbol(ctx context.Context, st *store.Store, name string, limit int) ([]store.Entity, error) {
-	name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "()"))
-	if name == "" {
+	qual, last := splitSymbol(name)
+	if last == "" {
 		return nil, errors.New("name is empty: pass a symbol such as Open, store.Open or Store.Close")
-	}
-	qual, last := "", name
-	if i := strings.LastIndexAny(name, ".:#"); i >= 0 && i < len(name)-1 {
-		qual, last = strings.Trim(name[:i], ".:#"), name[i+1:]
 	}
 	cands, err := st.EntitiesByName(ctx, last, 200)
 	if err != nil {
@@ -281,10 +288,7 @@ func (s *Server) symbolLookup(ctx context.Context, _ *mcp.CallToolRequest, in Sy
 		out.Definitions = append(out.Definitions, Definition{Kind: d.Kind, QName: d.QName, Path: d.Path, Line: d.StartLine,
 			EndLine: d.EndLine, Signature: oneLine(d.Signature, 300), Doc: truncate(strings.TrimSpace(d.Doc), 600)})
 	}
-	name := strings.TrimSuffix(strings.TrimSpace(in.Name), "()")
-	if i := strings.LastIndexAny(name, ".:#"); i >= 0 && i < len(name)-1 {
-		name = name[i+1:]
-	}
+	_, name := splitSymbol(in.Name)
 	refs, err := st.Refs(ctx, nil, []string{name})
 	if err != nil {
 		return nil, out, err
