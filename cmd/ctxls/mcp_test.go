@@ -48,6 +48,9 @@ func TestInitMCP(t *testing.T) {
 		t.Errorf("symbol_lookup through the registered server: %v %+v", err, res)
 	}
 	cs.Close()
+	if out, _, _ := ctxls(t, root, "doctor"); !strings.Contains(out, "ok    mcp server in "+filepath.Join(root, ".mcp.json")+": 3 tools") {
+		t.Errorf("doctor does not check the MCP server:\n%s", out)
+	}
 
 	if out, _, code := ctxls(t, root, "init", "--uninstall"); code != 0 || !strings.Contains(out, "removed the ctxls MCP server") {
 		t.Errorf("init --uninstall: %d %q", code, out)
