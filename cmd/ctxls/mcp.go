@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,11 +58,14 @@ exists), never to stdout, which carries the protocol.`,
 				return err
 			}
 			log.Info("mcp: serving", zap.String("root", abs))
+			// The session ends when the client closes stdin, and also (the
+			// SDK's transport) on a frame that is not JSON: log why, exit 0.
 			err = srv.Run(cmd.Context(), &mcp.StdioTransport{})
-			if err != nil && !errors.Is(err, cmd.Context().Err()) {
-				log.Info("mcp: session ended", zap.Error(err))
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, cmd.Context().Err()) {
+				log.Warn("mcp: session ended", zap.Error(err))
+			} else {
+				log.Info("mcp: session ended")
 			}
-			// A client closing stdin ends the session normally.
 			return nil
 		},
 	}
