@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,6 +111,7 @@ func latencies(b *testing.B, queries []string, run func(string) error) {
 		}
 	}
 	var ds []time.Duration
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
 		for _, q := range queries {
@@ -121,8 +123,11 @@ func latencies(b *testing.B, queries []string, run func(string) error) {
 		}
 	}
 	b.StopTimer()
+	// CPU time of this process per call: what a call costs without other
+	// processes competing for the cores (the stdio server's CPU is in the
+	// child process, so for stdio it is the client's share only).
+	b.ReportMetric(ms(cpuTime()-cpu0)/float64(len(ds)), "cpu-ms/query")
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(ds[len(ds)/2]), "median-ms")
 	b.ReportMetric(ms(ds[min(len(ds)-1, (len(ds)*95+99)/100-1)]), "p95-ms")
 	b.ReportMetric(float64(len(ds))/float64(b.N), "queries/op")
@@ -149,4 +154,15 @@ func benchQueries(b *testing.B) []string {
 		b.Fatalf("no queries in %s", p)
 	}
 	return qs
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

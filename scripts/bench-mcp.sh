@@ -20,7 +20,8 @@ TREE="$WORK/src"
 echo "bench-mcp on $SRC, $(grep -c . "$QUERIES") queries x $PASSES passes (after one warm-up pass)"
 CTXLS_BIN="$BIN" CTXLS_BENCH_ROOT="$TREE" CTXLS_BENCH_QUERIES="$QUERIES" \
 	go test -tags sqlite_fts5 -run '^$' -bench BenchmarkContextQuery -benchtime "${PASSES}x" ./mcpserver/ |
-	awk '/^BenchmarkContextQuery/ { printf "%-36s median %6.1f ms  p95 %6.1f ms\n", $1, $5, $7 }'
+	awk '/^BenchmarkContextQuery/ { for (i = 3; i < NF; i++) v[$(i+1)] = $i
+		printf "%-36s median %6.1f ms  p95 %6.1f ms  CPU %5.1f ms/query (this process)\n", $1, v["median-ms"], v["p95-ms"], v["cpu-ms/query"] }'
 
 ms() { date +%s%N; }
 t=()
