@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -313,7 +314,7 @@ func (s *Server) symbolLookup(ctx context.Context, _ *mcp.CallToolRequest, in Sy
 	}
 	out.ReferencesTotal = len(resolved) + len(unresolved)
 	out.CallersTotal = len(callerOrder)
-	shown := append(resolved[:min(len(resolved), limit)], unresolved[:min(len(unresolved), max(limit-len(resolved), 0))]...)
+	shown := slices.Concat(resolved[:min(len(resolved), limit)], unresolved[:min(len(unresolved), max(limit-len(resolved), 0))])
 	ids := callerOrder[:min(len(callerOrder), limit)]
 	for _, r := range shown {
 		ids = append(ids, r.SrcID)
