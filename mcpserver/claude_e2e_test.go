@@ -21,8 +21,9 @@ import (
 // TestClaudeCode runs the real Claude Code CLI ($CTXLS_CLAUDE_BIN, installed
 // by make test) against the built binary registered in .mcp.json the way
 // `ctxls init --mcp` writes it. The Messages API is a fake (httptest): its
-// "model" calls mcp__ctxls__symbol_lookup once, and the test reads the tool
-// result Claude Code sends back.
+// "model" calls mcp__ctxls__symbol_lookup, then reads a file resource with
+// Claude Code's ReadMcpResourceTool, and the test reads the tool results
+// Claude Code sends back.
 func TestClaudeCode(t *testing.T) {
 	claude, bin := os.Getenv("CTXLS_CLAUDE_BIN"), os.Getenv("CTXLS_BIN")
 	if claude == "" || bin == "" {
@@ -65,14 +66,20 @@ func TestClaudeCode(t *testing.T) {
 		}
 		content := []any{map[string]any{"type": "text", "text": "done"}}
 		stop := "end_turn"
-		switch {
-		case len(results) > 0:
+		if len(results) > 0 {
 			mu.Lock()
-			toolResults = append(toolResults, results...)
+			toolResults = results
 			mu.Unlock()
-		case len(body.Tools) > 0 && strings.Contains(string(data), "MCPTOOL"):
+		}
+		switch {
+		case len(body.Tools) == 0 || !strings.Contains(string(data), "MCPTOOL"):
+		case len(results) == 0:
 			content = []any{map[string]any{"type": "tool_use", "id": "toolu_ctxls_1", "name": "mcp__ctxls__symbol_lookup",
 				"input": map[string]any{"name": "Login"}}}
+			stop = "tool_use"
+		case len(results) == 1:
+			content = []any{map[string]any{"type": "tool_use", "id": "toolu_ctxls_2", "name": "ReadMcpResourceTool",
+				"input": map[string]any{"server": "ctxls", "uri": "ctxls://context/file/auth/auth.go"}}}
 			stop = "tool_use"
 		}
 		json.NewEncoder(w).Encode(map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake",
@@ -84,7 +91,7 @@ func TestClaudeCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "-p", "MCPTOOL where is Login defined?",
-		"--mcp-config", install.MCPFile, "--strict-mcp-config", "--allowedTools", "mcp__ctxls__symbol_lookup",
+		"--mcp-config", install.MCPFile, "--strict-mcp-config", "--allowedTools", "mcp__ctxls__symbol_lookup,ReadMcpResourceTool",
 		"--output-format", "stream-json", "--verbose")
 	cmd.Dir = root
 	cmd.Env = []string{
@@ -126,11 +133,18 @@ func TestClaudeCode(t *testing.T) {
 			t.Errorf("tool %s not offered by Claude Code (tools %v)", name, tools)
 		}
 	}
-	// The tool call went through ctxls and its answer reached the model.
+	// The tool call and the resource read went through ctxls and their
+	// answers reached the model.
 	mu.Lock()
 	defer mu.Unlock()
-	if len(toolResults) == 0 || !strings.Contains(toolResults[0], "auth/auth.go") || !strings.Contains(toolResults[0], "main.main") {
-		t.Errorf("tool result the model received: %q\nclaude output:\n%s", toolResults, lastBytes(out))
+	if len(toolResults) != 2 {
+		t.Fatalf("tool results the model received: %q\nclaude output:\n%s", toolResults, lastBytes(out))
+	}
+	if !strings.Contains(toolResults[0], "auth/auth.go") || !strings.Contains(toolResults[0], "main.main") {
+		t.Errorf("symbol_lookup result: %q", toolResults[0])
+	}
+	if !strings.Contains(toolResults[1], "# auth/auth.go") || !strings.Contains(toolResults[1], "auth.Service.Authenticate") {
+		t.Errorf("file resource as read by Claude Code: %q", toolResults[1])
 	}
 }
 
