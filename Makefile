@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks clean
+.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory clean
 
 all: build
 
@@ -70,6 +70,13 @@ bench-hooks: build
 bench: bench-mcp
 bench-mcp: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-mcp.sh
+
+# bench-memory: search (p50/p95) and rebuild over 10,000 generated memories,
+# with ripgrep over the same files as the peer.
+bench-memory:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^search$$|^hook)' -benchtime 300x ./memory/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemorySearch/(^fullsync|^ripgrep)' -benchtime 20x ./memory/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkMemoryRebuild' -benchtime 3x -count 3 ./memory/
 
 clean:
 	rm -rf bin

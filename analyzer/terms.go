@@ -18,7 +18,9 @@ import (
 
 // Version identifies the analysis. Indexes written with another version are
 // re-analyzed in full, because query terms must be analyzed like documents.
-const Version = "2"
+// It also changes when what the index writes from the analysis changes
+// (3: whole-file documents carry term frequencies).
+const Version = "3"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.
@@ -37,6 +39,10 @@ func Terms(text string) []string {
 // Analyzer is not safe for concurrent use: give each goroutine its own.
 type Analyzer struct {
 	stems map[string]string
+	// words caches each word's terms in order: source text repeats its
+	// identifiers far more than their parts, so a repeated word costs one
+	// lookup instead of a split, a lower-casing and a lookup per part.
+	words map[string][]string
 }
 
 // maxCache bounds the stem cache; past it the cache is reset, which keeps
@@ -44,7 +50,9 @@ type Analyzer struct {
 const maxCache = 1 << 17
 
 // New returns an Analyzer with an empty cache.
-func New() *Analyzer { return &Analyzer{stems: make(map[string]string, 1024)} }
+func New() *Analyzer {
+	return &Analyzer{stems: make(map[string]string, 1024), words: make(map[string][]string, 1024)}
+}
 
 // Terms is Terms with the Analyzer's cache.
 func (a *Analyzer) Terms(text string) []string {
@@ -56,25 +64,44 @@ func (a *Analyzer) Terms(text string) []string {
 // Each calls fn for every analyzed term of text, in order.
 func (a *Analyzer) Each(text string, fn func(term string)) {
 	forEachWord(text, func(word string) {
-		parts := splitIdentifier(word)
-		if len(parts) > 1 {
-			whole := strings.ToLower(word)
-			whole = strings.Map(func(r rune) rune {
-				if r == '_' || r == '-' || r == '.' || r == '$' {
-					return -1
-				}
-				return r
-			}, whole)
-			if len(whole) <= maxTermLen && !isNumber(whole) {
-				fn(whole)
+		terms, ok := a.words[word]
+		if !ok {
+			terms = a.analyzeWord(word)
+			if len(a.words) >= maxCache {
+				clear(a.words)
 			}
+			// Clone: word may alias the caller's buffer.
+			a.words[strings.Clone(word)] = terms
 		}
-		for _, p := range parts {
-			if t, ok := a.term(p); ok {
-				fn(t)
-			}
+		for _, t := range terms {
+			fn(t)
 		}
 	})
+}
+
+// analyzeWord returns the terms of one word: its whole lower-cased form when
+// it is a compound, then the term of each part. The strings are owned.
+func (a *Analyzer) analyzeWord(word string) []string {
+	var terms []string
+	parts := splitIdentifier(word)
+	if len(parts) > 1 {
+		whole := strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == '.' || r == '$' {
+				return -1
+			}
+			return r
+		}, strings.ToLower(word))
+		if len(whole) <= maxTermLen && !isNumber(whole) {
+			// ToLower and Map return their input when nothing changes.
+			terms = append(terms, strings.Clone(whole))
+		}
+	}
+	for _, p := range parts {
+		if t, ok := a.term(p); ok {
+			terms = append(terms, t)
+		}
+	}
+	return terms
 }
 
 func (a *Analyzer) term(part string) (string, bool) {
@@ -139,11 +166,18 @@ var codeStopWords = map[string]struct{}{
 func forEachWord(text string, fn func(string)) {
 	start := -1
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
-		if !inWord && start >= 0 && (r == '.' || r == '-' || r == '$') && i+size < len(text) {
-			next, _ := utf8.DecodeRuneInString(text[i+size:])
-			inWord = unicode.IsLetter(next) || unicode.IsDigit(next) || next == '_'
+		c := text[i]
+		size := 1
+		var inWord bool
+		if c < utf8.RuneSelf {
+			inWord = wordByte[c]
+			if !inWord && start >= 0 && (c == '.' || c == '-' || c == '$') && i+1 < len(text) {
+				inWord = startsWithWordChar(text[i+1:])
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			inWord = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
 		if inWord {
 			if start < 0 {
@@ -160,12 +194,33 @@ func forEachWord(text string, fn func(string)) {
 	}
 }
 
+// wordByte[c] says the ASCII byte c is an identifier character: a letter, a
+// digit or '_'.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return t
+}()
+
+// startsWithWordChar reports whether s begins with an identifier character.
+func startsWithWordChar(s string) bool {
+	if s[0] < utf8.RuneSelf {
+		return wordByte[s[0]]
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 // SplitIdentifier splits an identifier into its word parts, keeping their
 // case: "parseHTTPRequest_v2" → ["parse", "HTTP", "Request", "v2"];
 // "net/http.Server" style separators ('.', '-', '_', '$') also split.
 func SplitIdentifier(id string) []string { return splitIdentifier(id) }
 
 func splitIdentifier(id string) []string {
+	if isASCII(id) {
+		return splitASCII(id)
+	}
 	var parts []string
 	runes := []rune(id)
 	start := 0
@@ -198,6 +253,40 @@ func splitIdentifier(id string) []string {
 	flush(len(runes))
 	return parts
 }
+
+// splitASCII is splitIdentifier for ASCII text, without converting to runes:
+// the parts are substrings of id.
+func splitASCII(id string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c == '_' || c == '-' || c == '.' || c == '$' {
+			if i > start {
+				parts = append(parts, id[start:i])
+			}
+			start = i + 1
+			continue
+		}
+		if i == start || !isUpper(c) {
+			continue
+		}
+		prev := id[i-1]
+		// fooBar → foo|Bar; HTTPServer → HTTP|Server
+		if isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(id) && isLower(id[i+1]) {
+			parts = append(parts, id[start:i])
+			start = i
+		}
+	}
+	if len(id) > start {
+		parts = append(parts, id[start:])
+	}
+	return parts
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isNumber(s string) bool {
 	for _, r := range s {

@@ -211,6 +211,15 @@ func (c *Collector) Seen(ctx context.Context, key, content string) (bool, error)
 	return h == Hash(content), nil
 }
 
+// Injected reports whether the session was given anything under this key,
+// whatever its content; sources whose rendering varies between calls (a
+// relevance percentage) dedup by key with it.
+func (c *Collector) Injected(ctx context.Context, key string) bool {
+	var n int
+	err := c.st.DB().QueryRowContext(ctx, `SELECT count(*) FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&n)
+	return err == nil && n > 0
+}
+
 // Forget clears what the session was given, so that it is offered again
 // (after compaction the model has lost it).
 func (c *Collector) Forget(ctx context.Context) error {

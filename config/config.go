@@ -20,6 +20,7 @@ type Config struct {
 	Index     Index     `yaml:"index"`
 	Retrieval Retrieval `yaml:"retrieval"`
 	Hooks     Hooks     `yaml:"hooks"`
+	Sources   Sources   `yaml:"sources"`
 }
 
 // Hooks configures the Claude Code hooks.
@@ -56,6 +57,7 @@ func Default() Config {
 		Index:     Index{MaxFileSize: 1 << 20},
 		Retrieval: Retrieval{MaxTokens: 4000, MaxSections: 10, MinRelevance: 0.5},
 		Hooks:     Hooks{Budget: 9500, Deadline: "1s"},
+		Sources:   DefaultSources(),
 	}
 }
 
@@ -100,7 +102,7 @@ func (c *Config) validate() error {
 	if d, err := time.ParseDuration(c.Hooks.Deadline); err != nil || d <= 0 {
 		return fmt.Errorf("hooks.deadline must be a positive duration such as 1s, got %q", c.Hooks.Deadline)
 	}
-	return nil
+	return c.Sources.validate()
 }
 
 // HookDeadline returns hooks.deadline as a duration.

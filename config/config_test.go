@@ -26,6 +26,25 @@ func TestLoad(t *testing.T) {
 		{"hooks", "hooks:\n  budget: 4000\n  deadline: 500ms\n", "", func(c Config) bool { return c.Hooks.Budget == 4000 && c.HookDeadline().Milliseconds() == 500 }},
 		{"hook budget over the cap", "hooks:\n  budget: 20000\n", "hooks.budget", nil},
 		{"bad deadline", "hooks:\n  deadline: soon\n", "hooks.deadline", nil},
+		// sources (package sources)
+		{"sources defaults", "", "", func(c Config) bool {
+			s := c.Sources
+			return s.Rules.Enabled && s.AgentsMD.Enabled && s.Readme.MaxChars == 1500 && s.Discovery.CacheSize == 50 &&
+				s.Discovery.ScanTimeout().Seconds() == 2 && s.Discovery.MaxPerType == 5 && len(s.Modes) == 0
+		}},
+		{"partial override keeps other defaults", "sources:\n  readme:\n    maxChars: 800\n  discovery:\n    enabled: false\n", "", func(c Config) bool {
+			s := c.Sources
+			return s.Readme.Enabled && s.Readme.MaxChars == 800 && !s.Discovery.Enabled && s.Discovery.CacheSize == 50
+		}},
+		{"modes", "sources:\n  modes:\n    - name: ultrawork\n      keywords: [ultrawork, ulw]\n      instruction: Work until done.\n    - name: analyze\n      pattern: '(?i)\\banaly[sz]e\\b'\n      instruction: Analyse first.\n", "",
+			func(c Config) bool { return len(c.Sources.Modes) == 2 && c.Sources.Modes[1].Pattern != "" }},
+		{"mode without instruction", "sources:\n  modes:\n    - name: x\n      keywords: [x]\n", "instruction is required", nil},
+		{"mode without trigger", "sources:\n  modes:\n    - name: x\n      instruction: y\n", "keywords or a pattern", nil},
+		{"mode with a bad pattern", "sources:\n  modes:\n    - name: x\n      pattern: '(['\n      instruction: y\n", "pattern", nil},
+		{"duplicate mode", "sources:\n  modes:\n    - {name: x, keywords: [a], instruction: y}\n    - {name: x, keywords: [b], instruction: z}\n", "defined twice", nil},
+		{"bad timeout", "sources:\n  discovery:\n    timeout: never\n", "sources.discovery.timeout", nil},
+		{"zero cache", "sources:\n  discovery:\n    cacheSize: 0\n", "cacheSize", nil},
+		{"unknown source key", "sources:\n  rulez: {}\n", "rulez", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

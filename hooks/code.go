@@ -16,7 +16,7 @@ import (
 
 // DefaultSources returns the built-in context sources.
 func DefaultSources() []Source {
-	return []Source{codeSource{}, workingSetSource{}}
+	return append([]Source{codeSource{}, workingSetSource{}, memorySource{}}, contextSources()...)
 }
 
 // continuityWindow is how far back earlier prompts and activity count.

@@ -37,17 +37,23 @@ const (
 	maxBodyTerms     = 300
 	maxFileBodyTerms = 1000
 	maxWholeTerms    = 4000
+	// maxWholeTF caps how often one term is written to a whole-file
+	// document. BM25 saturates in term frequency (with k1 = 1.2 a term's
+	// weight at tf = 10 is already ~90% of its limit), so the cap keeps the
+	// index small and loses almost nothing.
+	maxWholeTF = 10
 )
 
 // builder turns an extraction into store rows. It is owned by one worker.
 type builder struct {
 	an   *analyzer.Analyzer
 	seen map[string]struct{}
+	tf   map[string]int
 	sb   strings.Builder
 }
 
 func newBuilder() *builder {
-	return &builder{an: analyzer.New(), seen: make(map[string]struct{}, 256)}
+	return &builder{an: analyzer.New(), seen: make(map[string]struct{}, 256), tf: make(map[string]int, 1024)}
 }
 
 // build converts what symbols.Extract found in rel into the rows to store.
@@ -121,7 +127,7 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 		Signature: b.terms(strings.Join(imports, " ")),
 		Body:      b.distinct(own[len(sf.Entities)], maxFileBodyTerms),
 	})
-	fd.Whole = store.Doc{Path: fd.Docs[0].Path, Body: b.distinct([][]byte{src}, maxWholeTerms)}
+	fd.Whole = store.Doc{Path: fd.Docs[0].Path, Body: b.counted(src, maxWholeTerms, maxWholeTF)}
 	for i := range sf.Entities {
 		e := &sf.Entities[i]
 		fd.Docs = append(fd.Docs, store.Doc{
@@ -172,6 +178,36 @@ func (b *builder) distinct(segments [][]byte, max int) string {
 			}
 			b.sb.WriteString(t)
 		})
+	}
+	return b.sb.String()
+}
+
+// counted returns the analyzed terms of src with their frequencies, each of
+// the first maxTerms distinct terms written min(tf, maxTF) times, so that
+// whole-file BM25 sees term frequency as whole-file retrieval does.
+func (b *builder) counted(src []byte, maxTerms, maxTF int) string {
+	clear(b.tf)
+	order := make([]string, 0, 256)
+	b.an.Each(unsafeString(src), func(t string) {
+		if n, ok := b.tf[t]; ok {
+			b.tf[t] = n + 1
+			return
+		}
+		if len(order) >= maxTerms {
+			return
+		}
+		t = strings.Clone(t)
+		b.tf[t] = 1
+		order = append(order, t)
+	})
+	b.sb.Reset()
+	for _, t := range order {
+		for i := min(b.tf[t], maxTF); i > 0; i-- {
+			if b.sb.Len() > 0 {
+				b.sb.WriteByte(' ')
+			}
+			b.sb.WriteString(t)
+		}
 	}
 	return b.sb.String()
 }

@@ -129,7 +129,7 @@ func TestRunIncremental(t *testing.T) {
 		t.Errorf("deleted file's entity still indexed: %+v", ents)
 	}
 	var n int
-	st.DB().QueryRow(`SELECT count(*) FROM refs WHERE file_id = ?`, FileID("app/b.go")).Scan(&n)
+	st.DB().QueryRow(`SELECT count(*) FROM refs r JOIN entities e ON e.id = r.src_id WHERE e.file_id = ?`, FileID("app/b.go")).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d references of the deleted file remain", n)
 	}

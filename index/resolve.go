@@ -16,6 +16,9 @@ type resolver struct {
 	defs   map[string][]store.Def
 	files  *fileSet
 	byFile map[int64]*fileScope
+	// cands and tier are resolve's scratch buffers: a resolver is used by
+	// one goroutine.
+	cands, tier []*store.Def
 }
 
 // fileScope is what one file imports.
@@ -246,12 +249,16 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	if ref.Kind == store.RefCalls {
 		ok = callable
 	}
-	cands := make([]store.Def, 0, len(all))
-	for _, d := range all {
-		if ok[d.Kind] && d.ID != ref.SrcID {
+	// Candidates are pointers into r.defs, collected in a buffer reused
+	// across calls: common names have hundreds of definitions and this runs
+	// once per reference.
+	cands := r.cands[:0]
+	for i := range all {
+		if d := &all[i]; ok[d.Kind] && d.ID != ref.SrcID {
 			cands = append(cands, d)
 		}
 	}
+	r.cands = cands
 	if len(cands) == 0 {
 		return 0
 	}
@@ -261,23 +268,22 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	}
 	if q != "" {
 		if dir, isImport := sc.aliases[q]; isImport {
-			return pick(filter(cands, func(d store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
+			return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
 		}
-		if byType := filter(cands, func(d store.Def) bool { return strings.EqualFold(d.ParentName, q) }); len(byType) > 0 {
-			cands = byType
-		} else if methods := filter(cands, func(d store.Def) bool { return d.ParentName != "" }); len(methods) > 0 {
-			cands = methods
+		if byType := r.filter(cands, func(d *store.Def) bool { return strings.EqualFold(d.ParentName, q) }); len(byType) > 0 {
+			cands = append(cands[:0], byType...)
+		} else if methods := r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" }); len(methods) > 0 {
+			cands = append(cands[:0], methods...)
 		}
 	}
-	tiers := []func(store.Def) bool{
-		func(d store.Def) bool { return d.FileID == ref.FileID },
-		func(d store.Def) bool { return path.Dir(d.Path) == sc.dir },
-		func(d store.Def) bool { return sc.dirs[path.Dir(d.Path)] },
+	if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
+		return pick(t, q == "")
 	}
-	for _, in := range tiers {
-		if t := filter(cands, in); len(t) > 0 {
-			return pick(t, q == "")
-		}
+	if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+		return pick(t, q == "")
+	}
+	if t := r.filter(cands, func(d *store.Def) bool { return sc.dirs[path.Dir(d.Path)] }); len(t) > 0 {
+		return pick(t, q == "")
 	}
 	if len(cands) == 1 {
 		return cands[0].ID
@@ -285,42 +291,50 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	return 0
 }
 
+// filter returns the definitions of ds that keep accepts, in a buffer that
+// the next call reuses.
+func (r *resolver) filter(ds []*store.Def, keep func(*store.Def) bool) []*store.Def {
+	out := r.tier[:0]
+	for _, d := range ds {
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	r.tier = out
+	return out
+}
+
 // pick chooses among candidates of one scope tier. Top-level definitions of
 // the same name (build-tag variants of a function) are interchangeable;
 // methods of different types are not.
-func pick(cands []store.Def, preferTop bool) int64 {
+func pick(cands []*store.Def, preferTop bool) int64 {
 	if len(cands) == 0 {
 		return 0
 	}
 	if len(cands) == 1 {
 		return cands[0].ID
 	}
-	var top []store.Def
-	parents := map[string]bool{}
+	var top *store.Def // the first top-level definition
+	parent, parents := "", 0
 	for _, d := range cands {
-		if d.ParentName == "" {
-			top = append(top, d)
-		} else {
-			parents[d.ParentName] = true
+		switch {
+		case d.ParentName == "":
+			if top == nil {
+				top = d
+			}
+		case parents == 0:
+			parent, parents = d.ParentName, 1
+		case d.ParentName != parent:
+			parents = 2 // two or more
 		}
 	}
-	if len(top) > 0 && (preferTop || len(parents) == 0) {
-		return top[0].ID
+	if top != nil && (preferTop || parents == 0) {
+		return top.ID
 	}
-	if len(parents) == 1 && len(top) == 0 {
+	if parents == 1 && top == nil {
 		return cands[0].ID
 	}
 	return 0
-}
-
-func filter(ds []store.Def, keep func(store.Def) bool) []store.Def {
-	var out []store.Def
-	for _, d := range ds {
-		if keep(d) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func commonPrefix(a, b string) int {

@@ -71,6 +71,8 @@ type FileResult struct {
 	Path      string  `json:"path"`
 	Score     float64 `json:"score"`
 	Relevance float64 `json:"relevance"`
+	// Signals are the evidence behind Score.
+	Signals *FileSignals `json:"signals,omitempty"`
 }
 
 // Response is what Query found.
@@ -87,6 +89,16 @@ type Response struct {
 // the strongest evidence, then its path and signature, then its doc and body.
 var fieldWeights = store.FieldWeights{5, 3, 2.5, 2, 1.2, 1}
 
+// File fusion weights (see fileScore).
+const (
+	fwWhole    = 1
+	fwLexical  = 0.3
+	fwCoverage = 0
+	fwExact    = 1.5
+	fwGraph    = 0.25
+	fwActive   = 0.25
+)
+
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
 // re-order what lexical search finds and add what it misses.
 const (
@@ -98,11 +110,25 @@ const (
 	perTermLimit = 200
 	// maxFileCandidates bounds the entities whose files are looked up.
 	maxFileCandidates = 400
-	// perTermFiles is the depth of each term's whole-file list.
-	perTermFiles = 100
+	// wholeFiles is the depth of the whole-file list.
+	wholeFiles = 100
+	// maxWholeQueryTerms bounds the terms of the whole-file query.
+	maxWholeQueryTerms = 40
+	// maxWholeDocShare drops, from the whole-file query only, terms in more
+	// than this share of all entity documents. It is far above maxDocShare:
+	// a word common among declarations ("parser", "option", "timeout") can
+	// still tell files apart, and a file's posting list is short next to
+	// its entities'.
+	maxWholeDocShare = 0.25
+	// maxQueryTF caps how often a repeated message word counts.
+	maxQueryTF = 3
 	// testDemotion scales tests, test data and examples down unless the
 	// message is about tests: they are useful context but rarely the answer.
 	testDemotion = 0.6
+	// File demotions, by class (see fileDemotion).
+	fileTestDemotion       = 0.1
+	fileDocDemotion        = 0.1
+	fileThirdPartyDemotion = 0.1
 	// maxTerms bounds the terms searched per query (the most informative).
 	maxTerms = 24
 	// completeTop is how many leading candidates get exact scores.
@@ -197,7 +223,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	var searched []string
 	for _, t := range terms {
 		n := df[t]
-		if (total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs) || n > maxTermDocs {
+		if tooCommon(n, total) {
 			// Too common to discriminate: neither matched nor counted.
 			idfMass -= idf[t] * weights[t]
 			continue
@@ -339,7 +365,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
 	if !req.EntitiesOnly {
-		files, err := rankFiles(ctx, st, cands, searched, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		wt := wholeTerms(req.Text, terms, df, total, triggers)
+		files, err := rankFiles(ctx, st, cands, wt, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -388,41 +415,91 @@ func massScale(total int) float64 {
 	return relevanceMass * math.Log(1+(float64(total)+0.5)/0.5)
 }
 
-// demotion scales down tests and documentation unless the message is about
-// them, and copies of third-party code: they are useful context but rarely
-// where a change belongs.
-func demotion(p string, wantTests, wantDocs bool) float64 {
+// pathClass says what kind of code a path holds, for demotion.
+type pathClass int
+
+const (
+	classSource     pathClass = iota
+	classTest                 // tests and test data, when the message is not about tests
+	classDoc                  // documentation and examples, when the message is not about them
+	classThirdParty           // copies of someone else's code
+)
+
+// classOf classifies p; tests and docs count as source when the message
+// asks about them.
+func classOf(p string, wantTests, wantDocs bool) pathClass {
 	switch {
 	case !wantTests && index.IsTestPath(p):
-		return testDemotion
+		return classTest
 	case !wantDocs && isDocPath(p):
-		return testDemotion
+		return classDoc
 	case index.IsThirdPartyPath(p):
-		return testDemotion
+		return classThirdParty
+	}
+	return classSource
+}
+
+// demotion scales down entities of tests and documentation unless the
+// message is about them, and of copies of third-party code: they are useful
+// context but rarely where a change belongs.
+func demotion(p string, wantTests, wantDocs bool) float64 {
+	if classOf(p, wantTests, wantDocs) == classSource {
+		return 1
+	}
+	return testDemotion
+}
+
+// fileDemotion is demotion for ranking files, with factors fitted on the
+// dev set (docs/EVAL.md).
+func fileDemotion(p string, wantTests, wantDocs bool) float64 {
+	switch classOf(p, wantTests, wantDocs) {
+	case classTest:
+		return fileTestDemotion
+	case classDoc:
+		return fileDocDemotion
+	case classThirdParty:
+		return fileThirdPartyDemotion
 	}
 	return 1
 }
 
-func mentionsDocs(text string) bool {
-	l := strings.ToLower(text)
-	for _, w := range []string{"readme", "doc", "changelog", "markdown", "guide", "example"} {
-		if strings.Contains(l, w) {
-			return true
+// Words (as analyzed terms) that make a message about tests or about docs.
+var (
+	testWords = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest")
+	docWords  = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
+)
+
+func analyzedSet(words ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range words {
+		if t, ok := analyzer.Term(w); ok {
+			set[t] = true
 		}
 	}
-	return false
+	return set
 }
+
+// mentionsAny reports whether text has a word (or identifier part) of set:
+// "fix TestParse" is about tests, "the latest release" is not.
+func mentionsAny(text string, set map[string]bool) bool {
+	found := false
+	analyzer.New().Each(text, func(t string) {
+		if set[t] {
+			found = true
+		}
+	})
+	return found
+}
+
+func mentionsDocs(text string) bool { return mentionsAny(text, docWords) }
+
+func mentionsTests(text string) bool { return mentionsAny(text, testWords) }
 
 // isDocPath reports documentation and examples.
 func isDocPath(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
 	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
 		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
-}
-
-func mentionsTests(text string) bool {
-	l := strings.ToLower(text)
-	return strings.Contains(l, "test") || strings.Contains(l, "spec")
 }
 
 // complete adds, for the leading lexical candidates, the contribution of
@@ -470,27 +547,77 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 	return nil
 }
 
-// rankFiles scores files as wholes: a file's lexical evidence for a term is
-// its best entity's, its coverage is the union of what its entities match,
-// and exact, graph and activity signals come from its best entity. This
-// keeps the advantage of whole-file BM25 (evidence spread over a file adds
-// up) while entity-level fields keep names and signatures strong.
-func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
-	// Whole-file BM25: each file as one document of its distinct terms.
+// wholeTerms are the terms of the whole-file query: every term of the
+// message the index holds that is not in most documents (the most
+// informative first, at most maxWholeQueryTerms), each
+// repeated as often as the message repeats it (at most maxQueryTF times) and
+// once more when a trigger names it, as BM25 weighs a repeated query word.
+func wholeTerms(text string, terms []string, df map[string]int, total int, triggers []analyzer.Trigger) []string {
+	qtf := map[string]int{}
+	an := analyzer.New()
+	an.Each(text, func(t string) { qtf[t]++ })
+	named := map[string]bool{}
+	for _, tr := range triggers {
+		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
+			an.Each(tr.Query, func(t string) { named[t] = true })
+		}
+	}
+	var out []string
+	n := 0
+	for _, t := range terms { // terms are sorted by weighted IDF
+		if df[t] == 0 || (total > 0 && float64(df[t])/float64(total) > maxWholeDocShare) {
+			continue
+		}
+		if n++; n > maxWholeQueryTerms {
+			break
+		}
+		reps := min(max(qtf[t], 1), maxQueryTF)
+		if named[t] {
+			reps++
+		}
+		for range reps {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tooCommon reports a term that occurs in so many documents that matching it
+// costs time and carries almost no signal.
+func tooCommon(n, total int) bool {
+	return (total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs) || n > maxTermDocs
+}
+
+// FileSignals are the evidence behind a file's score, for --explain.
+type FileSignals struct {
+	Whole    float64 `json:"whole"`    // whole-file BM25, normalised to the best file
+	Lexical  float64 `json:"lexical"`  // per term the best entity's BM25F, summed and normalised
+	Coverage float64 `json:"coverage"` // IDF-weighted share of query terms the file's entities match
+	Exact    float64 `json:"exact"`    // best entity named by a trigger
+	Graph    float64 `json:"graph"`    // best entity's personalised PageRank
+	Active   float64 `json:"active"`   // an active file
+	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
+}
+
+// fileScore fuses a file's signals.
+func fileScore(s FileSignals) float64 {
+	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
+		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active) * s.Demotion
+}
+
+// rankFiles scores files as wholes: whole-file BM25 over each file's
+// document (what whole-file retrieval does), a file's best entity per term
+// (entity-level fields keep names and signatures strong), the union coverage
+// of what the file matches, and exact, graph and activity signals from its
+// best entity.
+func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	whole := map[int64]float64{}
-	wholeTerms := map[int64]map[string]bool{}
-	for _, t := range terms {
-		hits, err := st.SearchFiles(ctx, t, 2, 1, perTermFiles)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			whole[h.ID] += weights[t] * h.Score
-			if wholeTerms[h.ID] == nil {
-				wholeTerms[h.ID] = map[string]bool{}
-			}
-			wholeTerms[h.ID][t] = true
-		}
+	hits, err := st.SearchFiles(ctx, wterms, 2, 1, max(wholeFiles, 4*limit))
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		whole[h.ID] = h.Score
 	}
 	// Only candidates with evidence of their own can lift a file.
 	ids := make([]int64, 0, len(cands))
@@ -542,9 +669,10 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 		}
 	}
 	type scored struct {
-		id             int64
-		lex, cov, mass float64
-		score, rel     float64
+		id    int64
+		sig   FileSignals
+		mass  float64
+		score float64
 	}
 	var list []scored
 	var maxLex, maxWhole float64
@@ -553,40 +681,25 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 	}
 	for fid, a := range files {
 		var lex, m float64
-		for _, v := range a.terms {
+		for t, v := range a.terms {
 			lex += v
-		}
-		matched := map[string]bool{}
-		for t := range a.terms {
-			matched[t] = true
-		}
-		for t := range wholeTerms[fid] {
-			matched[t] = true
-		}
-		for t := range matched {
 			m += idf[t] * weights[t]
 		}
-		cov := 0.0
-		if idfMass > 0 {
-			cov = m / idfMass
-		}
 		maxLex = math.Max(maxLex, lex)
-		list = append(list, scored{id: fid, lex: lex, cov: cov, mass: m})
+		list = append(list, scored{id: fid, sig: FileSignals{Lexical: lex, Exact: a.exact, Graph: a.graph, Active: a.active, Demotion: 1}, mass: m})
 	}
 	for i := range list {
-		a := files[list[i].id]
-		lexN := 0.0
+		f := &list[i]
 		if maxLex > 0 {
-			lexN = list[i].lex / maxLex
+			f.sig.Lexical /= maxLex
 		}
-		// Magnitude and breadth count alike: a long file matching a few
-		// terms many times must not beat a file matching most of them.
-		wholeN := 0.0
 		if maxWhole > 0 {
-			wholeN = whole[list[i].id] / maxWhole
+			f.sig.Whole = whole[f.id] / maxWhole
 		}
-		list[i].score = wLexical*(0.25*wholeN+0.5*lexN+0.25*list[i].cov) + wExact*a.exact + wGraph*a.graph + wActive*a.active
-		list[i].rel = math.Max(a.exact, relevanceOf(list[i].cov, list[i].mass, scale))
+		if idfMass > 0 {
+			f.sig.Coverage = math.Min(1, f.mass/idfMass)
+		}
+		f.score = fileScore(f.sig)
 	}
 	sort.Slice(list, func(a, b int) bool {
 		if list[a].score != list[b].score {
@@ -594,8 +707,8 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 		}
 		return list[a].id < list[b].id
 	})
-	// Paths are needed for the test demotion; look at enough files that
-	// demoted ones can be replaced.
+	// Paths are needed for the demotion; look at enough files that demoted
+	// ones can be replaced.
 	if len(list) > 4*limit {
 		list = list[:4*limit]
 	}
@@ -613,9 +726,10 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, term
 		if !ok {
 			continue
 		}
-		score := f.score
-		score *= demotion(e.Path, wantTests, wantDocs)
-		out = append(out, FileResult{Path: e.Path, Score: score, Relevance: f.rel})
+		sig := f.sig
+		sig.Demotion = fileDemotion(e.Path, wantTests, wantDocs)
+		rel := math.Max(sig.Exact, relevanceOf(sig.Coverage, f.mass, scale))
+		out = append(out, FileResult{Path: e.Path, Score: fileScore(sig), Relevance: rel, Signals: &sig})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
 	if len(out) > limit {

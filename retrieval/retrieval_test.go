@@ -200,3 +200,47 @@ func TestEmptyAndHostileQueries(t *testing.T) {
 		}
 	}
 }
+
+func TestMentionsTestsAndDocs(t *testing.T) {
+	tests := []struct {
+		text              string
+		wantTest, wantDoc bool
+	}{
+		{"fix TestParse on windows", true, false},
+		{"the tests for the parser are flaky", true, false},
+		{"bump to the latest release", false, false}, // "latest" is not "test"
+		{"protest against contested locks", false, false},
+		{"update the README and the docs", false, true},
+		{"add an example of retries", false, true},
+		{"the docker image fails to build", false, false}, // "docker" is not "doc"
+	}
+	for _, tt := range tests {
+		if got := mentionsTests(tt.text); got != tt.wantTest {
+			t.Errorf("mentionsTests(%q) = %v", tt.text, got)
+		}
+		if got := mentionsDocs(tt.text); got != tt.wantDoc {
+			t.Errorf("mentionsDocs(%q) = %v", tt.text, got)
+		}
+	}
+}
+
+// A message that describes behaviour in words the code uses throughout one
+// file ranks that file first, above a file with a single declaration named
+// by one of the words; the file's signals explain the score.
+func TestFilesRankedByWholeFileEvidence(t *testing.T) {
+	_, st := indexed(t)
+	resp, err := Query(context.Background(), st, Request{Text: "the password of a user is compared with a stored hash", Limit: 5, MinRelevance: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Files) == 0 || resp.Files[0].Path != "auth/store.go" {
+		t.Fatalf("files = %+v, want auth/store.go first", resp.Files)
+	}
+	s := resp.Files[0].Signals
+	if s == nil || s.Whole != 1 || s.Demotion != 1 {
+		t.Fatalf("signals of the best file = %+v, want whole-file evidence 1 and no demotion", s)
+	}
+	if got := fileScore(*s); got != resp.Files[0].Score {
+		t.Fatalf("score %v is not the fusion of its signals (%v)", resp.Files[0].Score, got)
+	}
+}

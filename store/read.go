@@ -228,16 +228,17 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 		}
 		return classify(rows.Err())
 	}
-	const q = `SELECT rowid, src_id, file_id, kind, name, qualifier, line, dst_id FROM refs WHERE `
+	const q = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
+		FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
 	for start := 0; start < len(fileIDs); start += 500 {
 		chunk := fileIDs[start:min(start+500, len(fileIDs))]
-		if err := scan(db.QueryContext(ctx, q+`file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)); err != nil {
+		if err := scan(db.QueryContext(ctx, q+`e.file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)); err != nil {
 			return nil, err
 		}
 	}
 	for start := 0; start < len(names); start += 500 {
 		chunk := names[start:min(start+500, len(names))]
-		if err := scan(db.QueryContext(ctx, q+`name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
+		if err := scan(db.QueryContext(ctx, q+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
 			return nil, err
 		}
 	}
@@ -288,7 +289,8 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 
 // RefsFrom returns the references (resolved or not) made by an entity.
 func (s *Store) RefsFrom(ctx context.Context, id int64) ([]Ref, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, src_id, file_id, kind, name, qualifier, line, coalesce(dst_id, 0) FROM refs WHERE src_id = ? ORDER BY line`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, coalesce(r.dst_id, 0)
+		FROM refs r JOIN entities e ON e.id = r.src_id WHERE r.src_id = ? ORDER BY r.line`, id)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -320,17 +322,11 @@ func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limi
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
-	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?`,
-		w[0], w[1], w[2], w[3], w[4], w[5]), b.String(), limit)
+	// Full-text rows are numbered by entities.seq: map them to entity ids.
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
+		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`,
+		w[0], w[1], w[2], w[3], w[4], w[5]), orQuery(terms), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -486,7 +482,10 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 		return out, nil
 	}
 	args := append([]any{`"` + strings.ReplaceAll(term, `"`, `""`) + `"`}, int64Args(ids)...)
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts, %g, %g, %g, %g, %g, %g) FROM fts WHERE fts MATCH ? AND rowid IN (`+placeholders(len(ids))+`)`,
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
+		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		 WHERE fts MATCH ? AND rowid IN (SELECT seq FROM entities WHERE id IN (`+placeholders(len(ids))+`))) h
+		JOIN entities e ON e.seq = h.seq`,
 		w[0], w[1], w[2], w[3], w[4], w[5]), args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("score documents: %w", err))
@@ -553,15 +552,36 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	return out, err
 }
 
-// SearchFiles runs a one-term query over whole-file documents and returns
-// the best limit files (by file id) with their BM25 score.
-func (s *Store) SearchFiles(ctx context.Context, term string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, -bm25(fts_files, %g, %g) FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?`, pathWeight, bodyWeight),
-		`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, limit)
+// SearchFiles runs an OR query over whole-file documents and returns the best
+// limit files (by file id) with their BM25 score summed over the terms. A
+// term given twice counts twice, as a repeated query word does in BM25.
+func (s *Store) SearchFiles(ctx context.Context, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	// The row number is the file entity's seq; its id is the file's id.
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
+		(SELECT rowid AS seq, -bm25(fts_files, %g, %g) AS score FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, pathWeight, bodyWeight),
+		orQuery(terms), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
+}
+
+// orQuery is an FTS5 query matching any of terms, each quoted as a string.
+func orQuery(terms []string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // scanHits reads (rowid, score) rows.

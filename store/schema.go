@@ -7,7 +7,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 1
+const SchemaVersion = 3
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -70,7 +70,8 @@ CREATE VIRTUAL TABLE fts USING fts5(
 	content='', contentless_delete=1, detail=full,
 	tokenize='unicode61 remove_diacritics 0'
 );
--- Whole-file documents: the distinct terms of each parsed file, rowid =
+-- Whole-file documents: the terms of each parsed file with their frequency
+-- (capped; see index.maxWholeTF), rowid =
 -- files.id. File ranking uses them like whole-file BM25 retrieval does.
 CREATE VIRTUAL TABLE fts_files USING fts5(
 	path, body,
@@ -121,6 +122,93 @@ CREATE TABLE activity (
 );
 CREATE INDEX activity_at ON activity(at);
 `,
+	// Version 2: memories of the memory plugin's markdown store (package
+	// memory), indexed with the analyzer used for code. Derived from the
+	// memory files, like everything else in the index.
+	1: `
+CREATE TABLE memories (
+	id      INTEGER PRIMARY KEY,           -- hash of the file's path
+	path    TEXT NOT NULL UNIQUE,          -- absolute path of the memory file
+	size    INTEGER NOT NULL,
+	mtime   INTEGER NOT NULL,              -- UnixNano
+	skip    TEXT NOT NULL DEFAULT '',      -- why the file is not a loadable memory
+	scope   TEXT NOT NULL,
+	slug    TEXT NOT NULL,
+	type    TEXT NOT NULL,
+	title   TEXT NOT NULL,
+	tags    TEXT NOT NULL DEFAULT '',      -- space-separated
+	severity TEXT NOT NULL DEFAULT '',
+	files   TEXT NOT NULL DEFAULT '',      -- newline-separated paths or globs the memory is attached to
+	created INTEGER NOT NULL DEFAULT 0,    -- UnixMilli
+	updated INTEGER NOT NULL DEFAULT 0,
+	terms   TEXT NOT NULL DEFAULT ''       -- distinct analyzed terms, for relevance in [0,1]
+);
+CREATE INDEX memories_slug ON memories(slug);
+CREATE VIRTUAL TABLE fts_memories USING fts5(
+	title, tags, files, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_memories_vocab USING fts5vocab(fts_memories, row);
+`,
+	// Version 3 makes the index smaller (docs/decisions/0050): full-text rows
+	// are numbered by a small sequential entities.seq instead of the 63-bit
+	// entity id (FTS5 stores each posting's rowid as a delta from the
+	// previous one, and random ids made every delta 7-9 bytes), and refs
+	// no longer repeat the file id its source entity already has. The
+	// index tables are derived data, so they are rebuilt rather than
+	// converted; session and activity tables are kept.
+	2: `
+DROP TABLE fts_vocab;
+DROP TABLE fts;
+DROP TABLE fts_files;
+DROP TABLE refs;
+DROP TABLE entities;
+DELETE FROM files;
+DELETE FROM meta WHERE key IN ('analyzer', 'dirty', 'documents', 'indexed_at');
+
+-- seq numbers the entity's rows in fts (and, for a file entity, in
+-- fts_files): assigned in increasing order as entities are written, so that
+-- one file's entities have neighbouring numbers.
+CREATE TABLE entities (
+	id         INTEGER PRIMARY KEY,
+	file_id    INTEGER NOT NULL,
+	parent_id  INTEGER,
+	kind       TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	qname      TEXT NOT NULL,
+	start_line INTEGER NOT NULL,
+	end_line   INTEGER NOT NULL,
+	signature  TEXT NOT NULL DEFAULT '',
+	doc        TEXT NOT NULL DEFAULT '',
+	seq        INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX entities_seq ON entities(seq);
+
+-- A reference's file is its source entity's file_id.
+CREATE TABLE refs (
+	src_id    INTEGER NOT NULL,
+	kind      INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	qualifier TEXT NOT NULL DEFAULT '',
+	line      INTEGER NOT NULL,
+	dst_id    INTEGER
+);
+
+-- rowid = entities.seq.
+CREATE VIRTUAL TABLE fts USING fts5(
+	name, qname, path, signature, doc, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
+-- rowid = entities.seq of the file entity.
+CREATE VIRTUAL TABLE fts_files USING fts5(
+	path, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+`,
 }
 
 // secondaryIndexes are created after the tables. A cold index run drops them
@@ -130,10 +218,9 @@ CREATE INDEX activity_at ON activity(at);
 var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS entities_file ON entities(file_id)`,
 	`CREATE INDEX IF NOT EXISTS entities_name ON entities(name COLLATE NOCASE)`,
-	`CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id)`,
 	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
 	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	`CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL`,
 }
 
-var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_file", "refs_name", "refs_src", "refs_dst"}
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst"}

@@ -280,7 +280,8 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 // ensureIndexes creates missing secondary indexes.
 func (s *Store) ensureIndexes(ctx context.Context) error {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('entities_file', 'entities_name', 'refs_file', 'refs_name', 'refs_src', 'refs_dst')`).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (`+placeholders(len(secondaryIndexNames))+`)`,
+		stringArgs(secondaryIndexNames)...).Scan(&n); err != nil {
 		return classify(err)
 	}
 	if n == len(secondaryIndexes) {

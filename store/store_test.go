@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,5 +234,108 @@ func TestWriteFileAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(data) != "two" || info.Mode().Perm() != 0o600 || len(entries) != 1 {
 		t.Fatalf("content %q mode %v entries %d", data, info.Mode(), len(entries))
+	}
+}
+
+func TestFullTextRowsMapToEntityIDs(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{1 << 60, 100, 7 << 50} {
+		fd := sampleFile(fmt.Sprintf("pkg%d/server.go", id), id)
+		fd.Whole = Doc{Path: "pkg server", Body: "listenandserve listen serv"}
+		if err := w.PutFile(ctx, fd, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, []string{"listenandserve"}, FieldWeights{1, 1, 1, 1, 1, 1}, 10)
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("Search = %+v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if h.ID != 1<<60+1 && h.ID != 101 && h.ID != 7<<50+1 {
+			t.Errorf("hit %d is not a function entity's id", h.ID)
+		}
+	}
+	files, err := s.SearchFiles(ctx, []string{"serv"}, 1, 1, 10)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("SearchFiles = %+v, %v", files, err)
+	}
+	for _, h := range files {
+		if h.ID != 1<<60 && h.ID != 100 && h.ID != 7<<50 {
+			t.Errorf("file hit %d is not a file id", h.ID)
+		}
+	}
+	scores, err := s.ScoreDocs(ctx, "listenandserve", FieldWeights{1, 1, 1, 1, 1, 1}, []int64{101, 100, 999})
+	if err != nil || len(scores) != 1 || scores[101] <= 0 {
+		t.Fatalf("ScoreDocs = %v, %v", scores, err)
+	}
+	refs, err := s.Refs(ctx, []int64{100}, nil)
+	if err != nil || len(refs) != 1 || refs[0].FileID != 100 || refs[0].SrcID != 101 {
+		t.Fatalf("Refs by file = %+v, %v", refs, err)
+	}
+
+	// Deleting a file removes its whole-file document too.
+	w, _ = s.BeginWrite(ctx)
+	if err := w.DeleteFile(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	w.Commit()
+	if files, _ := s.SearchFiles(ctx, []string{"serv"}, 1, 1, 10); len(files) != 2 {
+		t.Fatalf("after delete SearchFiles = %+v", files)
+	}
+	if refs, _ := s.Refs(ctx, nil, []string{"Serve"}); len(refs) != 2 {
+		t.Fatalf("after delete refs named Serve = %+v", refs)
+	}
+}
+
+func TestSchemaVersion1IsRebuiltKeepingSessions(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	if err := os.MkdirAll(Dir(root), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open(driverName, "file:"+Path(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		migrations[0],
+		fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = 1", applicationID),
+		`INSERT INTO files(id, path, lang, size, mtime, hash, indexed_at) VALUES(5, 'a.go', 'go', 1, 1, 'h', 1)`,
+		`INSERT INTO entities(id, file_id, kind, name, qname, start_line, end_line) VALUES(5, 5, 'file', 'a.go', 'a.go', 1, 1)`,
+		`INSERT INTO refs(src_id, file_id, kind, name, line) VALUES(5, 5, 1, 'f', 1)`,
+		`INSERT INTO session_stats(session, injections, updated) VALUES('s1', 3, 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	s := openTest(t, root)
+	var version, files, injections int
+	s.DB().QueryRow(`PRAGMA user_version`).Scan(&version)
+	s.DB().QueryRow(`SELECT count(*) FROM files`).Scan(&files)
+	s.DB().QueryRow(`SELECT injections FROM session_stats WHERE session = 's1'`).Scan(&injections)
+	if version != SchemaVersion || files != 0 || injections != 3 {
+		t.Fatalf("after migration: version %d, files %d, injections %d", version, files, injections)
+	}
+	// The new index tables work.
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, sampleFile("a.go", 5), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

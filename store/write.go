@@ -13,11 +13,68 @@ type Writer struct {
 	s  *Store
 	tx *sql.Tx
 
-	insFile, insEntity, insRef, insDoc *sql.Stmt
-	insWhole, delWhole                 *sql.Stmt
-	delDocs, delEntities, delRefs      *sql.Stmt
-	delFile, setDst                    *sql.Stmt
+	insFile, insWhole             *sql.Stmt
+	insEntity, insRef, insDoc     inserter
+	delDocs, delEntities, delRefs *sql.Stmt
+	delWhole, delFile, setDst     *sql.Stmt
+
+	// nextSeq is the next entities.seq to assign.
+	nextSeq int64
+	seqs    map[int64]int64 // entity id → seq, for the file being written
 }
+
+// batchRows is how many rows one multi-row INSERT carries: for rows this
+// small, the per-statement cost (database/sql, cgo, starting the statement)
+// is most of the cost of an insert.
+const batchRows = 32
+
+// inserter inserts rows into one table, batchRows at a time.
+type inserter struct {
+	one, many *sql.Stmt
+	args      []any
+}
+
+// prepareInserter prepares "INSERT ... VALUES" (head) for one row and for
+// batchRows rows of cols values each.
+func prepareInserter(ctx context.Context, tx *sql.Tx, head string, cols int) (inserter, error) {
+	row := "(" + placeholders(cols) + ")"
+	one, err := tx.PrepareContext(ctx, head+row)
+	if err != nil {
+		return inserter{}, err
+	}
+	many, err := tx.PrepareContext(ctx, head+strings.Repeat(row+",", batchRows-1)+row)
+	if err != nil {
+		return inserter{}, err
+	}
+	return inserter{one: one, many: many, args: make([]any, 0, batchRows*cols)}, nil
+}
+
+// insert inserts n rows; row appends the values of row i to dst.
+func (in *inserter) insert(ctx context.Context, n int, row func(i int, dst []any) []any) error {
+	i := 0
+	for ; i+batchRows <= n; i += batchRows {
+		args := in.args[:0]
+		for j := i; j < i+batchRows; j++ {
+			args = row(j, args)
+		}
+		if _, err := in.many.ExecContext(ctx, args...); err != nil {
+			return err
+		}
+	}
+	for ; i < n; i++ {
+		if _, err := in.one.ExecContext(ctx, row(i, in.args[:0])...); err != nil {
+			return err
+		}
+	}
+	clear(in.args[:cap(in.args)]) // drop references to the rows' strings
+	return nil
+}
+
+// quick returns a context for the many short statements of a write: a
+// cancellable context makes the driver start a goroutine per statement to
+// watch it, which costs more than the statement. Callers check ctx between
+// files instead.
+func quick(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // BeginWrite starts a write transaction. It waits for other writers up to
 // the busy timeout.
@@ -39,17 +96,13 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 			ON CONFLICT(path) DO UPDATE SET id=excluded.id, lang=excluded.lang, size=excluded.size,
 			mtime=excluded.mtime, hash=excluded.hash, skip=excluded.skip, note=excluded.note,
 			pkg=excluded.pkg, indexed_at=excluded.indexed_at`},
-		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc)
-			VALUES(?,?,?,?,?,?,?,?,?,?)`},
-		{&w.insRef, `INSERT INTO refs(src_id, file_id, kind, name, qualifier, line, dst_id) VALUES(?,?,?,?,?,?,?)`},
-		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES(?,?,?,?,?,?,?)`},
-		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT id FROM entities WHERE file_id = ?)`},
+		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id = ?)`},
+		{&w.delWhole, `DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
+		{&w.delRefs, `DELETE FROM refs WHERE src_id IN (SELECT id FROM entities WHERE file_id = ?)`},
 		{&w.delEntities, `DELETE FROM entities WHERE file_id = ?`},
-		{&w.delRefs, `DELETE FROM refs WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM files WHERE id = ?`},
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
-		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) VALUES(?,?,?)`},
-		{&w.delWhole, `DELETE FROM fts_files WHERE rowid = ?`},
+		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -59,6 +112,26 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		}
 		*p.dst = st
 	}
+	ins := []struct {
+		dst  *inserter
+		head string
+		cols int
+	}{
+		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
+		{&w.insRef, `INSERT INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
+		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
+	}
+	for _, in := range ins {
+		if *in.dst, err = prepareInserter(ctx, tx, in.head, in.cols); err != nil {
+			tx.Rollback()
+			return nil, classify(fmt.Errorf("prepare index write: %w", err))
+		}
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM entities`).Scan(&w.nextSeq); err != nil {
+		tx.Rollback()
+		return nil, classify(fmt.Errorf("prepare index write: %w", err))
+	}
+	w.seqs = map[int64]int64{}
 	return w, nil
 }
 
@@ -70,7 +143,9 @@ func (w *Writer) Rollback() error { return w.tx.Rollback() }
 
 // clearFile removes a file's entities, references and documents.
 func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
-	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs, w.delWhole} {
+	// Full-text rows and references are found through the entities, so
+	// they go first.
+	for _, st := range []*sql.Stmt{w.delDocs, w.delWhole, w.delRefs, w.delEntities} {
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -101,26 +176,42 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 // its file row and references to UpsertFile and PutRefs. Pass replace false
 // for a file known to have nothing stored.
 func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, docs []Doc, replace bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx = quick(ctx)
 	if replace {
 		if err := w.clearFile(ctx, fileID); err != nil {
 			return err
 		}
 	}
+	clear(w.seqs)
 	for i := range ents {
+		w.seqs[ents[i].ID] = w.nextSeq
+		w.nextSeq++
+	}
+	err := w.insEntity.insert(ctx, len(ents), func(i int, dst []any) []any {
 		e := &ents[i]
 		var parent any
 		if e.ParentID != 0 {
 			parent = e.ParentID
 		}
-		if _, err := w.insEntity.ExecContext(ctx, e.ID, fileID, parent, e.Kind, e.Name, e.QName, e.StartLine, e.EndLine, e.Signature, e.Doc); err != nil {
-			return classify(fmt.Errorf("store entity %s: %w", e.QName, err))
-		}
+		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, e.QName, e.StartLine, e.EndLine, e.Signature, e.Doc, w.seqs[e.ID])
+	})
+	if err != nil {
+		return classify(fmt.Errorf("store entities: %w", err))
 	}
 	for i := range docs {
-		d := &docs[i]
-		if _, err := w.insDoc.ExecContext(ctx, d.ID, d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body); err != nil {
-			return classify(fmt.Errorf("store text of entity %d: %w", d.ID, err))
+		if _, ok := w.seqs[docs[i].ID]; !ok {
+			return fmt.Errorf("store entity text: document %d has no entity", docs[i].ID)
 		}
+	}
+	err = w.insDoc.insert(ctx, len(docs), func(i int, dst []any) []any {
+		d := &docs[i]
+		return append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body)
+	})
+	if err != nil {
+		return classify(fmt.Errorf("store entity text: %w", err))
 	}
 	return nil
 }
@@ -131,7 +222,8 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
 	if d.Body == "" && d.Path == "" {
 		return nil
 	}
-	if _, err := w.insWhole.ExecContext(ctx, fileID, d.Path, d.Body); err != nil {
+	// The row goes in under the file entity's seq (written by PutEntities).
+	if _, err := w.insWhole.ExecContext(quick(ctx), d.Path, d.Body, fileID); err != nil {
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
@@ -139,7 +231,7 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
 
 // UpsertFile writes a file's row.
 func (w *Writer) UpsertFile(ctx context.Context, f *File) error {
-	if _, err := w.insFile.ExecContext(ctx, f.ID, f.Path, f.Lang, f.Size, f.MTime, f.Hash, f.Skip, f.Note, f.Pkg, f.IndexedAt); err != nil {
+	if _, err := w.insFile.ExecContext(quick(ctx), f.ID, f.Path, f.Lang, f.Size, f.MTime, f.Hash, f.Skip, f.Note, f.Pkg, f.IndexedAt); err != nil {
 		return classify(fmt.Errorf("store file %s: %w", f.Path, err))
 	}
 	return nil
@@ -169,10 +261,10 @@ func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]string
 // writing a file's entities and its file row.
 func (w *Writer) PurgeOrphans(ctx context.Context) error {
 	for _, q := range []string{
-		`DELETE FROM fts WHERE rowid IN (SELECT id FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM refs WHERE src_id NOT IN (SELECT id FROM entities WHERE file_id IN (SELECT id FROM files))`,
 		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
-		`DELETE FROM refs WHERE file_id NOT IN (SELECT id FROM files)`,
-		`DELETE FROM fts_files WHERE rowid NOT IN (SELECT id FROM files)`,
 	} {
 		if _, err := w.tx.ExecContext(ctx, q); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))
@@ -183,17 +275,17 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 
 // PutRefs inserts references.
 func (w *Writer) PutRefs(ctx context.Context, refs []Ref) error {
-	for i := range refs {
-		r := &refs[i]
-		var dst any
-		if r.DstID != 0 {
-			dst = r.DstID
-		}
-		if _, err := w.insRef.ExecContext(ctx, r.SrcID, r.FileID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst); err != nil {
-			return classify(err)
-		}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return nil
+	return classify(w.insRef.insert(quick(ctx), len(refs), func(i int, dst []any) []any {
+		r := &refs[i]
+		var dst0 any
+		if r.DstID != 0 {
+			dst0 = r.DstID
+		}
+		return append(dst, r.SrcID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst0)
+	}))
 }
 
 // DeleteFile removes a file and everything extracted from it.
@@ -211,7 +303,7 @@ func (w *Writer) SetRefTarget(ctx context.Context, rowID, dstID int64) error {
 	if dstID != 0 {
 		dst = dstID
 	}
-	_, err := w.setDst.ExecContext(ctx, dst, rowID)
+	_, err := w.setDst.ExecContext(quick(ctx), dst, rowID)
 	return classify(err)
 }
 

@@ -294,6 +294,7 @@ func BenchmarkExtractNetHTTP(b *testing.B) {
 	x := NewExtractor()
 	defer x.Close()
 	b.SetBytes(total)
+	c0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j, src := range srcs {
@@ -302,6 +303,8 @@ func BenchmarkExtractNetHTTP(b *testing.B) {
 			}
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(total)*float64(b.N)/1e6/(cpuSeconds()-c0), "MB/cpu-s")
 }
 
 // goroot returns the Go installation's root, as "go env GOROOT" reports it.

@@ -160,6 +160,13 @@ func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
 	if out.Files == nil {
 		out.Files = []retrieval.FileResult{}
 	}
+	if !explain {
+		out.Files = make([]retrieval.FileResult, len(resp.Files))
+		for i, f := range resp.Files {
+			f.Signals = nil
+			out.Files[i] = f
+		}
+	}
 	for _, r := range resp.Results {
 		jr := jsonResult{Path: r.Entity.Path, Line: r.Entity.StartLine, EndLine: r.Entity.EndLine, Kind: r.Entity.Kind,
 			Name: r.Entity.Name, QName: r.Entity.QName, Score: r.Score, Relevance: r.Relevance}
@@ -183,6 +190,11 @@ func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
 	fmt.Fprintln(w, "files:")
 	for _, f := range resp.Files {
 		fmt.Fprintf(w, "  %6.3f  %s\n", f.Score, f.Path)
+		if explain && f.Signals != nil {
+			s := f.Signals
+			fmt.Fprintf(w, "          whole %.2f lexical %.2f coverage %.2f exact %.2f graph %.2f active %.2f × demotion %.2f\n",
+				s.Whole, s.Lexical, s.Coverage, s.Exact, s.Graph, s.Active, s.Demotion)
+		}
 	}
 	fmt.Fprintln(w, "entities:")
 	for _, r := range resp.Results {

@@ -31,6 +31,8 @@ hooks, a language server that follows the editor, and an MCP server.`,
 		newInitCmd(),
 		newDoctorCmd(),
 		newMCPCmd(),
+		newSourcesCmd(),
+		newMemoryCmd(),
 		// Each command family lives in its own file; add one line here.
 	)
 	return root

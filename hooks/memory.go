@@ -1,0 +1,90 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/memory"
+	"github.com/ctxls/ctxls/memory/inject"
+)
+
+// memorySource injects the memory plugin's gotchas (and, when enabled,
+// decisions and learnings) relevant to a tool call: after any tool call
+// that names a file or runs a command, and before an edit.
+type memorySource struct{}
+
+func (memorySource) Name() string { return "memory" }
+
+// hintShows is how many times per session the "ctxls memory show" hint
+// follows injected memories.
+const hintShows = 3
+
+// memorySyncAge is how long a hook trusts the memory index when no memory
+// directory changed (edits made in place are seen within this time).
+const memorySyncAge = 30 * time.Second
+
+func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	tool := ev.Input.ToolName
+	switch ev.Name {
+	case "PostToolUse":
+	case "PreToolUse":
+		if !isEdit(tool) {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	t := Tool(ev.Input.ToolInput)
+	text := t.Command
+	if text == "" {
+		text = t.Pattern
+	}
+	if len(ev.Files) == 0 && strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	cfg, err := inject.LoadConfig(ev.Root)
+	if err != nil {
+		// A broken memory.local.md must not silence gotchas: the defaults
+		// apply to what could not be read.
+		ev.Log.Warn("memory injection settings", zap.Error(err))
+	}
+	if !cfg.Enabled {
+		return nil, nil
+	}
+	ms, err := memory.Open(memory.Options{Root: ev.Root, Index: ev.Store})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil {
+		return nil, err
+	}
+	res, err := inject.Select(ctx, ms, cfg, inject.Request{Tool: tool, Paths: ev.Files, Text: text},
+		func(key string) bool { return ev.Collector.Injected(ctx, "memory:"+key) })
+	if err != nil || len(res.Memories) == 0 {
+		return nil, err
+	}
+	var out []collect.Entry
+	for _, m := range res.Memories {
+		// Entries are ordered by priority, so the type order of the seed
+		// (gotcha > decision > learning) holds in the merged context.
+		prio := collect.Normal
+		switch m.Type {
+		case memory.Gotcha:
+			prio = collect.High
+		case memory.Learning:
+			prio = collect.Low
+		}
+		out = append(out, collect.Entry{Source: "memory", ID: inject.Key(m.Summary), Content: inject.Format(m), Priority: prio,
+			Metadata: map[string]any{"relevance": m.Score, "type": string(m.Type)}})
+	}
+	if ok, err := inject.ShowHint(ev.Root, ev.Input.SessionID, "memory-show", hintShows, time.Now()); err == nil && ok {
+		out = append(out, collect.Entry{Source: "memory", ID: fmt.Sprintf("hint-%d", time.Now().UnixNano()), Priority: collect.Low,
+			Content: "(memories: `ctxls memory show SLUG` prints one in full)"})
+	}
+	return out, nil
+}

@@ -1,0 +1,581 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxls/ctxls/analyzer"
+)
+
+// ErrNoIndex means the store was opened without the workspace's full-text
+// index (Options.Index), which Search and Attached need.
+var ErrNoIndex = errors.New("memory: no full-text index attached")
+
+// SyncStats says what Sync changed.
+type SyncStats struct {
+	Files   int // memory files seen
+	Indexed int // files (re-)analyzed
+	Removed int // rows of files that are gone
+}
+
+// Sync brings the full-text index in step with the memory files of every
+// enabled scope. Files whose size and modification time are unchanged are
+// not read, so a sync with nothing to do costs one directory walk per
+// scope; hooks call it before every search, which is how edits made by
+// hand or by the TypeScript plugin are seen.
+func (s *Store) Sync(ctx context.Context) (SyncStats, error) {
+	if s.index == nil {
+		return SyncStats{}, ErrNoIndex
+	}
+	return s.sync(ctx, s.Dirs())
+}
+
+// reindex syncs one scope after a change, when an index is attached.
+func (s *Store) reindex(ctx context.Context, scope Scope) error {
+	if s.index == nil {
+		return nil
+	}
+	dir, err := s.Dir(scope)
+	if err != nil {
+		return err
+	}
+	_, err = s.sync(ctx, map[Scope]string{scope: dir})
+	return err
+}
+
+type fileStat struct {
+	scope       Scope
+	size, mtime int64
+}
+
+func docID(path string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	return int64(h.Sum64() & math.MaxInt64)
+}
+
+func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, error) {
+	return s.syncParsed(ctx, dirs, nil)
+}
+
+// syncParsed is sync with memories already parsed, by path.
+func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, parsed map[string]*Memory) (SyncStats, error) {
+	var stats SyncStats
+	cur := map[string]fileStat{}
+	for sc, dir := range dirs {
+		err := walkStats(dir, sc, func(p string, size, mtime int64) { cur[p] = fileStat{sc, size, mtime} })
+		if err != nil {
+			return stats, err
+		}
+	}
+	stats.Files = len(cur)
+	scopes := make([]any, 0, len(dirs))
+	for sc := range dirs {
+		scopes = append(scopes, string(sc))
+	}
+	db := s.index.DB()
+	rows, err := db.QueryContext(ctx, `SELECT id, path, size, mtime FROM memories WHERE scope IN (`+strings.TrimSuffix(strings.Repeat("?,", len(scopes)), ",")+`)`, scopes...)
+	if err != nil {
+		return stats, fmt.Errorf("read memory index: %w", err)
+	}
+	var gone []int64
+	known := map[string]bool{}
+	for rows.Next() {
+		var id, size, mtime int64
+		var path string
+		if err := rows.Scan(&id, &path, &size, &mtime); err != nil {
+			rows.Close()
+			return stats, err
+		}
+		st, ok := cur[path]
+		if ok && st.size == size && st.mtime == mtime {
+			known[path] = true
+			continue
+		}
+		gone = append(gone, id)
+		if !ok {
+			stats.Removed++
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return stats, err
+	}
+	var changed []string
+	for p := range cur {
+		if !known[p] {
+			changed = append(changed, p)
+		}
+	}
+	if len(changed) == 0 && len(gone) == 0 {
+		return stats, nil
+	}
+	sort.Strings(changed)
+	// Batches commit on their own, so that a sync cut short by a hook's
+	// deadline keeps its progress and the next call carries on.
+	for start := 0; start == 0 || start < len(changed); start += syncBatch {
+		batch := changed[start:min(start+syncBatch, len(changed))]
+		n, err := s.syncBatch(ctx, cur, dirs, gone, batch, parsed)
+		stats.Indexed += n
+		if err != nil {
+			return stats, err
+		}
+		gone = nil
+	}
+	var n int
+	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+		return stats, err
+	}
+	return stats, s.index.SetMeta(ctx, "memory_docs", strconv.Itoa(n))
+}
+
+// syncBatch is the number of memory files parsed and written per
+// transaction.
+const syncBatch = 500
+
+func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map[Scope]string, gone []int64, changed []string, parsed map[string]*Memory) (int, error) {
+	// Parse by scope, so that each memory records the scope it is in.
+	mems := make([]*Memory, len(changed))
+	errs := make([]error, len(changed))
+	for sc := range dirs {
+		var idx []int
+		var files []string
+		for i, p := range changed {
+			if m, ok := parsed[p]; ok {
+				mems[i] = m
+				continue
+			}
+			if cur[p].scope == sc {
+				idx, files = append(idx, i), append(files, p)
+			}
+		}
+		ms, es := parseFiles(ctx, files, sc, s.now())
+		for j, i := range idx {
+			mems[i], errs[i] = ms[j], es[j]
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	tx, err := s.index.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("update memory index: %w", err)
+	}
+	defer tx.Rollback()
+	for _, id := range gone {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fts_memories WHERE rowid = ?`, id); err != nil {
+			return 0, fmt.Errorf("update memory index: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id); err != nil {
+			return 0, fmt.Errorf("update memory index: %w", err)
+		}
+	}
+	insRow, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO memories(id, path, size, mtime, skip, scope, slug, type, title, tags, severity, files, created, updated, terms)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer insRow.Close()
+	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO fts_memories(rowid, title, tags, files, body) VALUES(?,?,?,?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer insDoc.Close()
+	an := analyzer.New()
+	indexed := 0
+	for i, p := range changed {
+		st := cur[p]
+		id := docID(p)
+		m := mems[i]
+		if errs[i] != nil {
+			if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, reason(errs[i], p), string(st.scope), "", "", "", "", "", "", 0, 0, ""); err != nil {
+				return 0, fmt.Errorf("index memory %s: %w", p, err)
+			}
+			continue
+		}
+		title := an.Terms(m.Title + " " + strings.ReplaceAll(m.Slug, "-", " "))
+		tags := an.Terms(strings.Join(m.Tags, " "))
+		files := an.Terms(strings.Join(m.Files, " "))
+		body := an.Terms(m.Content)
+		distinct := distinctTerms(title, tags, files, body)
+		if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, "", string(m.Scope), m.Slug, string(m.Type), m.Title,
+			strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n"), m.Created.UnixMilli(), m.Updated.UnixMilli(), strings.Join(distinct, " ")); err != nil {
+			return 0, fmt.Errorf("index memory %s: %w", p, err)
+		}
+		if _, err := insDoc.ExecContext(ctx, id, strings.Join(title, " "), strings.Join(tags, " "), strings.Join(files, " "), strings.Join(body, " ")); err != nil {
+			return 0, fmt.Errorf("index memory %s: %w", p, err)
+		}
+		indexed++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("update memory index: %w", err)
+	}
+	return indexed, nil
+}
+
+func distinctTerms(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, t := range l {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// walkStats calls fn with the size and modification time of every memory
+// file of a scope.
+func walkStats(dir string, scope Scope, fn func(path string, size, mtime int64)) error {
+	return walkMemories(dir, scope, func(p string, d fs.DirEntry) {
+		if info, err := d.Info(); err == nil { // else removed while walking
+			fn(p, info.Size(), info.ModTime().UnixNano())
+		}
+	})
+}
+
+// Query is a memory search.
+type Query struct {
+	Text string
+	// Scopes, Types and Tags restrict the results (empty: any).
+	Scopes []Scope
+	Types  []Type
+	Tags   []string
+	// Limit is the most results; 0 means 20.
+	Limit int
+}
+
+// Hit is a search result.
+type Hit struct {
+	Summary
+	// Score is the BM25F score (higher is better; comparable within one
+	// query only).
+	Score float64 `json:"score"`
+	// Relevance in [0,1] is the share of the query's information (terms
+	// weighted by IDF over the memories) that the memory contains; 1 for
+	// a memory attached to the exact path asked about.
+	Relevance float64 `json:"relevance"`
+}
+
+// pruneCommonAbove is the store size from which very common query terms
+// are left out of matching.
+const pruneCommonAbove = 1000
+
+// BM25F weights of title, tags, files, body.
+const bm25Weights = "8.0, 4.0, 4.0, 1.0"
+
+const summaryCols = `m.scope, m.slug, m.type, m.title, m.tags, m.severity, m.files, m.path, m.created, m.updated, m.terms`
+
+type scanner interface{ Scan(...any) error }
+
+func scanSummary(r scanner, extra ...any) (Summary, []string, error) {
+	var sm Summary
+	var sc, typ, tags, files, terms string
+	var created, updated int64
+	dst := append([]any{&sc, &sm.Slug, &typ, &sm.Title, &tags, &sm.Severity, &files, &sm.Path, &created, &updated, &terms}, extra...)
+	if err := r.Scan(dst...); err != nil {
+		return sm, nil, err
+	}
+	sm.Scope, sm.Type = Scope(sc), Type(typ)
+	sm.Tags = strings.Fields(tags)
+	if files != "" {
+		sm.Files = strings.Split(files, "\n")
+	}
+	sm.Created, sm.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	return sm, strings.Fields(terms), nil
+}
+
+// Search ranks the memories for a text with the full-text index, best
+// first. Call Sync first to see changes made outside this store.
+func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if s.index == nil {
+		return nil, ErrNoIndex
+	}
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	terms := distinctTerms(analyzer.Terms(q.Text))
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	idf, df, n, err := s.idf(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	// In a large store, terms in more than half the memories barely move
+	// BM25 but make it score most of the store: they count for relevance,
+	// not for matching (unless nothing else is left).
+	matchTerms := terms
+	if n >= pruneCommonAbove {
+		matchTerms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return df[t] > 0.5 })
+	}
+	if len(matchTerms) == 0 {
+		matchTerms = terms
+	}
+	var match strings.Builder
+	for i, t := range matchTerms {
+		if i > 0 {
+			match.WriteString(" OR ")
+		}
+		match.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+	}
+	where, args := filters(q)
+	// Filters apply after ranking; fetch more candidates when filtering.
+	fetch := q.Limit
+	if where != "" {
+		fetch = max(q.Limit*10, 200)
+	}
+	// bm25() is only available in the FTS query itself, so the score is
+	// computed there and carried out by rank.
+	sqlText := `SELECT ` + summaryCols + `, -f.rank
+		FROM (SELECT rowid, bm25(fts_memories, ` + bm25Weights + `) AS rank FROM fts_memories WHERE fts_memories MATCH ? ORDER BY rank LIMIT ?) f
+		JOIN memories m ON m.id = f.rowid WHERE m.skip = ''` + where + ` ORDER BY f.rank LIMIT ?`
+	all := append([]any{match.String(), fetch}, args...)
+	all = append(all, q.Limit)
+	rows, err := s.index.DB().QueryContext(ctx, sqlText, all...)
+	if err != nil {
+		return nil, fmt.Errorf("search memories: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	var docTerms [][]string
+	for rows.Next() {
+		var h Hit
+		sm, dt, err := scanSummary(rows, &h.Score)
+		if err != nil {
+			return nil, err
+		}
+		h.Summary = sm
+		hits = append(hits, h)
+		docTerms = append(docTerms, dt)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Relevance = coverage(terms, docTerms[i], idf)
+	}
+	return hits, nil
+}
+
+func filters(q Query) (string, []any) {
+	var b strings.Builder
+	var args []any
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	var scopes, types []string
+	for _, s := range q.Scopes {
+		scopes = append(scopes, string(s))
+	}
+	for _, t := range q.Types {
+		types = append(types, string(t))
+	}
+	in("m.scope", scopes)
+	in("m.type", types)
+	for _, t := range q.Tags {
+		b.WriteString(" AND (' ' || m.tags || ' ') LIKE ?")
+		args = append(args, "% "+t+" %")
+	}
+	return b.String(), args
+}
+
+// idf returns each term's inverse document frequency over the memories
+// (BM25's form, always positive; a term no memory has weighs most) and the
+// share of memories that contain it.
+func (s *Store) idf(ctx context.Context, terms []string) (idf, share map[string]float64, n float64, err error) {
+	if n, err = s.docCount(ctx); err != nil {
+		return nil, nil, 0, err
+	}
+	// One lookup per term: fts5vocab answers term = ? from the index, while
+	// term IN (...) scans the whole vocabulary.
+	stmt, err := s.index.DB().PrepareContext(ctx, `SELECT doc FROM fts_memories_vocab WHERE term = ?`)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
+	}
+	defer stmt.Close()
+	idf = make(map[string]float64, len(terms))
+	share = make(map[string]float64, len(terms))
+	for _, t := range terms {
+		var df float64
+		if err := stmt.QueryRowContext(ctx, t).Scan(&df); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
+		}
+		idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		if n > 0 {
+			share[t] = df / n
+		}
+	}
+	return idf, share, n, nil
+}
+
+// docCount is the number of indexed memories, kept in the meta table by
+// sync (counting rows costs milliseconds on a large store).
+func (s *Store) docCount(ctx context.Context) (float64, error) {
+	if v, err := s.index.Meta(ctx, "memory_docs"); err == nil && v != "" {
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return n, nil
+		}
+	}
+	var n float64
+	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// coverage is the IDF-weighted share of query terms found in a document.
+func coverage(query, doc []string, idf map[string]float64) float64 {
+	var have, total float64
+	for _, t := range query {
+		total += idf[t]
+		if slices.Contains(doc, t) {
+			have += idf[t]
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return have / total
+}
+
+// Attached returns the memories attached to a workspace path (relative to
+// the root, slash-separated) by their files frontmatter: relevance 1 for
+// the exact path, 0.9 for a glob that matches it.
+func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
+	if s.index == nil {
+		return nil, ErrNoIndex
+	}
+	path = strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "./")
+	rows, err := s.index.DB().QueryContext(ctx, `SELECT `+summaryCols+` FROM memories m WHERE m.files != '' AND m.skip = '' ORDER BY m.slug`)
+	if err != nil {
+		return nil, fmt.Errorf("attached memories: %w", err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		sm, _, err := scanSummary(rows)
+		if err != nil {
+			return nil, err
+		}
+		best := 0.0
+		for _, f := range sm.Files {
+			f = strings.TrimPrefix(f, "./")
+			switch {
+			case f == path || strings.HasSuffix(f, "/") && strings.HasPrefix(path, f):
+				best = 1
+			case best < 0.9:
+				if ok, _ := doublestar.Match(f, path); ok {
+					best = 0.9
+				}
+			}
+		}
+		if best > 0 {
+			out = append(out, Hit{Summary: sm, Relevance: best})
+		}
+	}
+	return out, rows.Err()
+}
+
+// SyncIfChanged is Sync for the hooks' critical path: it skips the walk
+// over every file's size and time when no directory holding memories
+// changed (a memory written, renamed or deleted changes its directory, and
+// ctxls and most editors write by rename) and the last full sync is younger
+// than maxAge, so an edit made in place is seen within maxAge. The check
+// stats the directories recorded by the last full sync, not the files.
+func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncStats, error) {
+	if s.index == nil {
+		return SyncStats{}, ErrNoIndex
+	}
+	dirs := s.Dirs()
+	at, _ := s.index.Meta(ctx, "memory_sync_at")
+	known, _ := s.index.Meta(ctx, "memory_sync_dirs")
+	last, _ := s.index.Meta(ctx, "memory_sync_signature")
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && known != "" && s.now().Sub(t) < maxAge &&
+		dirSignature(strings.Split(known, "\n")) == last {
+		return SyncStats{}, nil
+	}
+	st, err := s.sync(ctx, dirs)
+	if err != nil {
+		return st, err
+	}
+	watch, err := s.watchedDirs(ctx, dirs)
+	if err != nil {
+		return st, err
+	}
+	for k, v := range map[string]string{
+		"memory_sync_dirs":      strings.Join(watch, "\n"),
+		"memory_sync_signature": dirSignature(watch),
+		"memory_sync_at":        s.now().Format(time.RFC3339Nano),
+	} {
+		if err := s.index.SetMeta(ctx, k, v); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// watchedDirs are the scope directories and every directory that holds an
+// indexed memory file; a new subdirectory changes its parent, which is one
+// of them.
+func (s *Store) watchedDirs(ctx context.Context, dirs map[Scope]string) ([]string, error) {
+	set := map[string]bool{}
+	for _, d := range dirs {
+		set[d] = true
+	}
+	rows, err := s.index.DB().QueryContext(ctx, `SELECT path FROM memories`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		set[filepath.Dir(p)] = true
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, rows.Err()
+}
+
+// dirSignature hashes the modification times of directories (a missing one
+// counts as such).
+func dirSignature(dirs []string) string {
+	h := fnv.New64a()
+	for _, d := range dirs {
+		var mt int64 = -1
+		if info, err := os.Stat(d); err == nil {
+			mt = info.ModTime().UnixNano()
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", d, mt)
+	}
+	return fmt.Sprintf("%x", h.Sum64())
+}

@@ -1,0 +1,84 @@
+package sources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/sources/discover"
+	"github.com/ctxls/ctxls/store"
+)
+
+// Discovery suggests the agents, commands, skills and output styles that
+// fit a prompt, or the memory think suggestions for a memory think prompt.
+// Its LRU cache of parsed items is made on first use, sized by
+// sources.discovery.cacheSize, kept for the life of the source and saved in
+// .ctxls/discovery-cache.json, so that the next hook process parses only
+// files that changed.
+type Discovery struct {
+	once sync.Once
+	d    *discover.Discoverer
+}
+
+// Name implements Provider.
+func (*Discovery) Name() string { return "dynamic-discovery" }
+
+// Discover runs discovery for req's workspace and home, or reports it
+// disabled.
+func (s *Discovery) Discover(ctx context.Context, req *Request) discover.Result {
+	cfg := req.Config.Sources.Discovery
+	if !cfg.Enabled {
+		return discover.Result{SkipReason: discover.Disabled}
+	}
+	cacheFile := filepath.Join(req.Root, store.DirName, "discovery-cache.json")
+	s.once.Do(func() {
+		s.d = discover.New(cfg.CacheSize)
+		if err := s.d.Cache().Load(cacheFile); err != nil {
+			logger(req).Info("discovery cache not loaded; rebuilding it", zap.Error(err))
+		}
+	})
+	res := s.d.Discover(ctx, discover.Dirs(req.Root, req.Home), cfg.ScanTimeout())
+	// Only a workspace ctxls already uses gets the file.
+	if _, err := os.Stat(filepath.Dir(cacheFile)); err == nil {
+		if err := s.d.Cache().Save(cacheFile); err != nil {
+			logger(req).Warn("discovery cache not saved", zap.Error(err))
+		}
+	}
+	return res
+}
+
+// Collect implements Provider.
+func (s *Discovery) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
+	if req.Event != UserPromptSubmit || req.Prompt == "" {
+		return nil, nil
+	}
+	res := s.Discover(ctx, req)
+	log := logger(req)
+	if res.TimedOut {
+		log.Warn("discovery timed out; using the directories scanned", zap.Int("items", len(res.Items)))
+	}
+	for _, d := range res.Dirs {
+		if d.Error != "" {
+			log.Warn("discovery could not scan a directory", zap.String("dir", d.Path), zap.String("error", d.Error))
+		}
+	}
+	if res.SkipReason != "" {
+		log.Debug("discovery skipped", zap.String("reason", string(res.SkipReason)))
+		return nil, nil
+	}
+	cfg := req.Config.Sources.Discovery
+	m := discover.MatchPrompt(res.Items, req.Prompt, cfg.MinScore, cfg.MaxPerType)
+	text := discover.Format(m)
+	if text == "" {
+		return nil, nil
+	}
+	id := "suggestions"
+	if m.MemoryThink != "" {
+		id = "memory-think"
+	}
+	return []collect.Entry{{Source: "dynamic-discovery", ID: id, Content: text, Priority: collect.Low}}, nil
+}

@@ -1,0 +1,85 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/config"
+)
+
+// KeywordDetector injects the instruction of every configured mode
+// (sources.modes) whose keyword or pattern the prompt contains. A mode is
+// injected once for each prompt that asks for it, also when an earlier
+// prompt of the session did.
+type KeywordDetector struct{}
+
+// Name implements Provider.
+func (KeywordDetector) Name() string { return "keyword-detector" }
+
+// Collect implements Provider.
+func (KeywordDetector) Collect(_ context.Context, req *Request) ([]collect.Entry, error) {
+	if req.Event != UserPromptSubmit {
+		return nil, nil
+	}
+	// The collector skips an entry the session has seen with the same key
+	// and text; a per-prompt key lets a mode apply to each prompt asking
+	// for it.
+	stamp := time.Now().UnixNano()
+	var out []collect.Entry
+	for _, m := range MatchModes(req.Config.Sources.Modes, req.Prompt) {
+		out = append(out, collect.Entry{
+			Source: "keyword-detector", ID: fmt.Sprintf("%s@%d", m.Mode.Name, stamp), Priority: collect.High,
+			Content:  fmt.Sprintf("Mode %q (the prompt says %q):\n%s", m.Mode.Name, m.Trigger, strings.TrimSpace(m.Mode.Instruction)),
+			Metadata: map[string]any{"mode": m.Mode.Name},
+		})
+	}
+	return out, nil
+}
+
+// ModeMatch is a mode the prompt asks for, and the text that asked.
+type ModeMatch struct {
+	Mode    config.Mode `json:"-"`
+	Name    string      `json:"name"`
+	Trigger string      `json:"trigger"`
+}
+
+// MatchModes returns the modes the prompt triggers, in configuration order,
+// each once. Keywords match whole words in any case; a pattern is a Go
+// regular expression (validated when the configuration loads).
+func MatchModes(modes []config.Mode, prompt string) []ModeMatch {
+	if strings.TrimSpace(prompt) == "" {
+		return nil
+	}
+	var out []ModeMatch
+	for _, m := range modes {
+		if trig, ok := matchMode(m, prompt); ok {
+			out = append(out, ModeMatch{Mode: m, Name: m.Name, Trigger: trig})
+		}
+	}
+	return out
+}
+
+func matchMode(m config.Mode, prompt string) (string, bool) {
+	for _, k := range m.Keywords {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		re, err := regexp.Compile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(k) + `($|[^\pL\pN_])`)
+		if err == nil && re.MatchString(prompt) {
+			return k, true
+		}
+	}
+	if m.Pattern != "" {
+		if re, err := regexp.Compile(m.Pattern); err == nil {
+			if loc := re.FindStringIndex(prompt); loc != nil {
+				return prompt[loc[0]:loc[1]], true
+			}
+		}
+	}
+	return "", false
+}
