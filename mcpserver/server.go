@@ -67,6 +67,9 @@ type Options struct {
 	// FileSections add sections to file resources (rules, memories); each
 	// is called for every file read.
 	FileSections []FileSection
+	// MemoryHome is the home directory of the global memory scope
+	// (~/.claude/memory); "" means the user's.
+	MemoryHome string
 }
 
 // FileSection contributes a markdown section to the resource of one file,
@@ -116,6 +119,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.registerResources()
 	s.registerTools()
+	s.registerMemoryTools()
 	return s, nil
 }
 

@@ -229,7 +229,7 @@ func TestInitialize(t *testing.T) {
 			t.Errorf("tool %s lacks a schema or description", tl.Name)
 		}
 	}
-	if strings.Join(names, ",") != "context_query,related,symbol_lookup" {
+	if strings.Join(names, ",") != "context_query,memory_link,memory_search,memory_write,related,symbol_lookup" {
 		t.Errorf("tools %v", names)
 	}
 }
@@ -598,12 +598,13 @@ func TestStateDirectoryReplaced(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
 	workspace2 := workspace(t, fixture)
 	if err := os.Rename(filepath.Join(workspace2, ".ctxls"), dir); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// The server watches the new directory and announces it (what it
+	// holds is new).
+	waitUpdated(t, c, AutoURI)
 	want := "<auto-context>\nafter the rebuild\n</auto-context>\n"
 	if err := store.WriteFileAtomic(filepath.Join(dir, AutoContextFile), []byte(want), 0o644); err != nil {
 		t.Fatal(err)
@@ -615,5 +616,63 @@ func TestStateDirectoryReplaced(t *testing.T) {
 	var l SymbolLookupOutput
 	if _, isErr := call(t, c, "symbol_lookup", map[string]any{"name": "Login"}, &l); isErr || len(l.Definitions) != 1 {
 		t.Errorf("lookup in the rebuilt index: %v %+v", isErr, l)
+	}
+}
+
+func TestMemoryTools(t *testing.T) {
+	root := workspace(t, fixture)
+	c := connect(t, Options{Root: root, MemoryHome: t.TempDir()})
+
+	var w MemoryRef
+	text, isErr := call(t, c, "memory_write", map[string]any{"type": "gotcha", "title": "Login compares passwords in constant time",
+		"content": "Use subtle.ConstantTimeCompare in auth.check, never ==.", "tags": []string{"auth", "security"},
+		"files": []string{"auth/*.go"}, "severity": "high"}, &w)
+	if isErr || w.Slug != "gotcha-login-compares-passwords-in-constant-time" || w.Scope != "project" ||
+		!strings.HasPrefix(w.Path, filepath.Join(root, ".claude", "memory")) {
+		t.Fatalf("memory_write: %v %+v %s", isErr, w, text)
+	}
+	var d MemoryRef
+	if _, isErr := call(t, c, "memory_write", map[string]any{"type": "decision", "title": "Passwords are hashed with bcrypt",
+		"content": "bcrypt cost 12 for stored password hashes.", "tags": []string{"auth"}}, &d); isErr {
+		t.Fatal("second memory_write failed")
+	}
+	var l MemoryLinkOutput
+	if text, isErr := call(t, c, "memory_link", map[string]any{"from": w.Slug, "to": d.Slug}, &l); isErr || l.Label != "relates-to" || l.Scope != "project" {
+		t.Errorf("memory_link: %v %+v %s", isErr, l, text)
+	}
+	var sr MemorySearchOutput
+	text, isErr = call(t, c, "memory_search", map[string]any{"text": "constant time password compare"}, &sr)
+	if isErr || len(sr.Memories) == 0 || sr.Memories[0].Slug != w.Slug || !strings.Contains(sr.Memories[0].Excerpt, "ConstantTimeCompare") {
+		t.Errorf("memory_search: %v %+v %s", isErr, sr, text)
+	}
+	if _, isErr := call(t, c, "memory_search", map[string]any{"text": "bcrypt", "types": []string{"gotcha"}}, &sr); isErr || len(sr.Memories) != 0 {
+		t.Errorf("memory_search filtered by type: %+v", sr)
+	}
+
+	// Bad input is a tool error and writes nothing.
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_write", map[string]any{"type": "bogus", "title": "x", "content": "y", "tags": []string{"a"}}},
+		{"memory_write", map[string]any{"type": "learning", "title": "No tags here", "content": "y", "tags": []string{}}},
+		{"memory_write", map[string]any{"type": "learning", "title": "x", "content": "y"}},
+		{"memory_link", map[string]any{"from": w.Slug, "to": "no-such-memory"}},
+		{"memory_search", map[string]any{"text": " "}},
+		{"memory_search", map[string]any{"text": "x", "scopes": []string{"../etc"}}},
+	} {
+		if text, isErr := call(t, c, tc.tool, tc.args, nil); !isErr {
+			t.Errorf("%s %v: no error (%s)", tc.tool, tc.args, text)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, ".claude", "memory"))
+	var mds int
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".md") {
+			mds++
+		}
+	}
+	if mds != 2 {
+		t.Errorf("%d memory files after the bad writes, want 2: %v", mds, entries)
 	}
 }

@@ -40,8 +40,8 @@ func (s *Server) registerTools() {
 		Name: "related", Title: "Graph neighbours of a file or symbol", Annotations: readOnly,
 		Description: "What a file or symbol uses (calls, references, imports, extends, implements) and what uses it, from the index's entity graph, with the files most connected to it. Give exactly one of file or symbol.",
 	}, s.related)
-	// Further tools (memory_search, memory_write, memory_link) register here
-	// with one mcp.AddTool call each.
+	// Further tools register with one mcp.AddTool call each, as the memory
+	// tools do (memory_tools.go).
 }
 
 // ContextQueryInput is context_query's input.

@@ -81,6 +81,18 @@ func (s *Server) watch(ctx context.Context, w *fsnotify.Watcher, dir string, inD
 			if !ok {
 				return
 			}
+			if ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+				// The state directory went away (the index was deleted):
+				// wait for it to come back, unless it already has.
+				if err := w.Add(s.opts.Root); err != nil {
+					s.log.Warn("mcp: watch root", zap.String("root", s.opts.Root), zap.Error(err))
+				}
+				inDir = false
+				if _, err := os.Stat(dir); err != nil {
+					continue
+				}
+				ev = fsnotify.Event{Name: dir, Op: fsnotify.Create}
+			}
 			if !inDir {
 				if ev.Name != dir || !ev.Has(fsnotify.Create) {
 					continue
@@ -100,15 +112,7 @@ func (s *Server) watch(ctx context.Context, w *fsnotify.Watcher, dir string, inD
 				}
 				continue
 			}
-			if ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
-				// The state directory went away (the index was deleted):
-				// wait for it to come back.
-				if err := w.Add(s.opts.Root); err != nil {
-					s.log.Warn("mcp: watch root", zap.String("root", s.opts.Root), zap.Error(err))
-				}
-				inDir = false
-				continue
-			}
+
 			switch filepath.Base(ev.Name) {
 			case AutoContextFile:
 				if autoC == nil {

@@ -48,7 +48,7 @@ func TestInitMCP(t *testing.T) {
 		t.Errorf("symbol_lookup through the registered server: %v %+v", err, res)
 	}
 	cs.Close()
-	if out, _, _ := ctxls(t, root, "doctor"); !strings.Contains(out, "ok    mcp server in "+filepath.Join(root, ".mcp.json")+": 3 tools") {
+	if out, _, _ := ctxls(t, root, "doctor"); !strings.Contains(out, "ok    mcp server in "+filepath.Join(root, ".mcp.json")+": 6 tools") {
 		t.Errorf("doctor does not check the MCP server:\n%s", out)
 	}
 
