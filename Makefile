@@ -65,6 +65,13 @@ bench-query: build
 bench-hooks: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-hooks.sh
 
+# bench-mcp measures context_query through `ctxls mcp` (stdio and in process)
+# against the whole-process `ctxls context` in the same run.
+.PHONY: bench-mcp
+bench: bench-mcp
+bench-mcp: build
+	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-mcp.sh
+
 # bench-memory: search (p50/p95) and rebuild over 10,000 generated memories,
 # with ripgrep over the same files as the peer.
 bench-memory:

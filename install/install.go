@@ -74,18 +74,9 @@ func Settings(path string, opts Options) (Report, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	doc := map[string]any{}
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return rep, fmt.Errorf("read %s: %w", path, err)
-	default:
-		if len(bytes.TrimSpace(old)) > 0 {
-			if err := json.Unmarshal(old, &doc); err != nil {
-				return rep, fmt.Errorf("%s is not valid JSON (fix it or move it aside; nothing was changed): %w", path, err)
-			}
-		}
+	doc, old, err := readJSON(path)
+	if err != nil {
+		return rep, err
 	}
 	hooksObj, _ := doc["hooks"].(map[string]any)
 	if hooksObj == nil {
@@ -141,25 +132,54 @@ func Settings(path string, opts Options) (Report, error) {
 	} else {
 		delete(doc, "hooks")
 	}
+	changed, backup, err := writeJSON(path, doc, old, opts.Now)
+	if !changed {
+		rep.Added, rep.Removed = 0, 0
+	}
+	rep.Backup = backup
+	return rep, err
+}
+
+// readJSON reads a JSON object file; a missing or empty file is an empty
+// object. old is the file's content (nil when it did not exist).
+func readJSON(path string) (doc map[string]any, old []byte, err error) {
+	doc = map[string]any{}
+	old, err = os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return doc, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(old)) > 0 {
+		if err := json.Unmarshal(old, &doc); err != nil {
+			return nil, nil, fmt.Errorf("%s is not valid JSON (fix it or move it aside; nothing was changed): %w", path, err)
+		}
+	}
+	return doc, old, nil
+}
+
+// writeJSON writes doc to path atomically unless it equals old, keeping a
+// backup of old stamped with now. It reports whether it wrote.
+func writeJSON(path string, doc map[string]any, old []byte, now time.Time) (changed bool, backup string, err error) {
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return rep, err
+		return false, "", err
 	}
 	out = append(out, '\n')
 	if bytes.Equal(out, old) {
-		rep.Added, rep.Removed = 0, 0
-		return rep, nil
+		return false, "", nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return rep, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		return false, "", fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	if old != nil {
-		rep.Backup = fmt.Sprintf("%s.bak-%s", path, opts.Now.UTC().Format("20060102T150405"))
-		if err := store.WriteFileAtomic(rep.Backup, old, 0o644); err != nil {
-			return rep, err
+		backup = fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405"))
+		if err := store.WriteFileAtomic(backup, old, 0o644); err != nil {
+			return false, "", err
 		}
 	}
-	return rep, store.WriteFileAtomic(path, out, 0o644)
+	return true, backup, store.WriteFileAtomic(path, out, 0o644)
 }
 
 // Plugin writes a Claude Code plugin into dir: the manifest, the hooks and

@@ -107,6 +107,7 @@ func (d *doctor) run(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	defer d.mcp(ctx)
 	// The index.
 	st, err := store.Open(ctx, d.root, store.Options{ReadOnly: true})
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ func newInitCmd() *cobra.Command {
 		uninstall         bool
 		plugin, command   string
 		buildIndex, noIdx bool
+		withMCP           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -30,12 +32,17 @@ func newInitCmd() *cobra.Command {
 settings without disturbing other keys or hooks: .claude/settings.json by default,
 .claude/settings.local.json with --local, ~/.claude/settings.json with --global.
 It is idempotent and keeps a backup; --uninstall removes exactly what it added.
---plugin DIR writes a Claude Code plugin instead. Init also adds .ctxls/ to the
-workspace's .gitignore and offers to build the index.`,
+--plugin DIR writes a Claude Code plugin instead. --mcp also registers the MCP
+server (ctxls mcp) in the workspace's .mcp.json, or in the plugin's; uninstall
+removes that entry too. Init also adds .ctxls/ to the workspace's .gitignore and
+offers to build the index.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if local && global {
 				return usagef("--local and --global exclude each other")
+			}
+			if withMCP && global {
+				return usagef("--mcp registers the project's .mcp.json; for your user scope run 'claude mcp add --scope user ctxls -- ctxls mcp'")
 			}
 			abs, err := resolveRoot(root)
 			if err != nil {
@@ -55,6 +62,9 @@ workspace's .gitignore and offers to build the index.`,
 				}
 				for _, f := range files {
 					fmt.Fprintf(w, "wrote %s\n", f)
+				}
+				if withMCP {
+					return registerMCP(w, filepath.Join(plugin, install.MCPFile), command, false)
 				}
 				return nil
 			}
@@ -83,6 +93,11 @@ workspace's .gitignore and offers to build the index.`,
 			}
 			if rep.Backup != "" {
 				fmt.Fprintf(w, "backup: %s\n", rep.Backup)
+			}
+			if withMCP || uninstall {
+				if err := registerMCP(w, filepath.Join(abs, install.MCPFile), command, uninstall); err != nil {
+					return err
+				}
 			}
 			if uninstall {
 				return nil
@@ -129,5 +144,27 @@ workspace's .gitignore and offers to build the index.`,
 	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable hooks run (default: this binary)")
 	cmd.Flags().BoolVar(&buildIndex, "index", false, "build the index without asking")
 	cmd.Flags().BoolVar(&noIdx, "no-index", false, "do not offer to build the index")
+	cmd.Flags().BoolVar(&withMCP, "mcp", false, "also register the MCP server (ctxls mcp) in .mcp.json")
 	return cmd
+}
+
+// registerMCP adds (or removes) ctxls's MCP server in an .mcp.json file and
+// says what changed.
+func registerMCP(w io.Writer, path, command string, uninstall bool) error {
+	rep, err := install.MCPConfig(path, install.Options{Command: command, Uninstall: uninstall})
+	if err != nil {
+		return err
+	}
+	switch {
+	case uninstall && rep.Removed > 0:
+		fmt.Fprintf(w, "removed the ctxls MCP server from %s\n", path)
+	case !uninstall && rep.Added > 0:
+		fmt.Fprintf(w, "registered the ctxls MCP server in %s\n", path)
+	case !uninstall:
+		fmt.Fprintf(w, "%s already up to date\n", path)
+	}
+	if rep.Backup != "" {
+		fmt.Fprintf(w, "backup: %s\n", rep.Backup)
+	}
+	return nil
 }

@@ -245,13 +245,7 @@ func newContextCmd() *cobra.Command {
 				}
 				cfg.Retrieval.MaxTokens = maxTokens
 			}
-			req := f.request(abs, text, 2*cfg.Retrieval.MaxSections)
-			req.EntitiesOnly = true
-			resp, err := retrieval.Query(cmd.Context(), st, req)
-			if err != nil {
-				return err
-			}
-			c, err := retrieval.Assemble(cmd.Context(), st, req, resp, retrieval.ContextOptions{
+			c, _, err := retrieval.QueryContext(cmd.Context(), st, f.request(abs, text, 2*cfg.Retrieval.MaxSections), retrieval.ContextOptions{
 				Root: abs, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
 			})
 			if err != nil {

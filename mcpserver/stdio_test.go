@@ -1,0 +1,117 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// TestBinaryStdio drives the built binary's `ctxls mcp` over stdio with the
+// SDK's client, at the protocol revision Claude Code speaks (2025-06-18:
+// resources/subscribe) and at the SDK's latest.
+func TestBinaryStdio(t *testing.T) {
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	for _, protocol := range []string{"2025-06-18", ""} {
+		t.Run("protocol "+protocol, func(t *testing.T) { testBinary(t, bin, protocol) })
+	}
+}
+
+func testBinary(t *testing.T, bin, protocol string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	root := workspace(t, fixture)
+	cmd := exec.Command(bin, "mcp", "--root", root)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	c := &client{updated: make(chan string, 16), listChanged: make(chan struct{}, 16)}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { c.updated <- r.Params.URI },
+	})
+	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
+	}
+	c.ClientSession = cs
+	if got := cs.InitializeResult().ServerInfo.Name; got != "ctxls" {
+		t.Errorf("server name %q", got)
+	}
+	if protocol != "" {
+		if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+			t.Errorf("negotiated protocol %q, want %q", got, protocol)
+		}
+	}
+
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 2 {
+		t.Fatalf("list resources: %v %+v", err, list)
+	}
+	if got := readText(t, c, "ctxls://context/file/auth/auth.go"); !strings.Contains(got, "function `auth.Login`") || !strings.Contains(got, "main.main") {
+		t.Errorf("file template:\n%s", got)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "ctxls://context/file/missing.go"})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("missing file resource: %v", err)
+	}
+
+	// Subscribe, then the language server replaces the file.
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: AutoURI}); err != nil {
+		t.Fatal(err)
+	}
+	if protocol != "" { // resources/subscribe reports the refusal
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "ctxls://context/unknown"}); err == nil {
+			t.Errorf("subscribe to an unknown resource succeeded")
+		}
+	}
+	want := "<auto-context>\n## Symbol: Login\n\nedited just now\n</auto-context>\n"
+	if err := store.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUpdated(t, c, AutoURI)
+	if got := readText(t, c, AutoURI); got != want {
+		t.Errorf("auto-context after the update: %q", got)
+	}
+
+	var q ContextQueryOutput
+	if text, isErr := call(t, c, "context_query", map[string]any{"text": "how is the password checked in Login", "active_files": []string{filepath.Join(root, "auth/auth.go")}}, &q); isErr || q.Abstained || len(q.Results) == 0 {
+		t.Errorf("context_query: %v %+v %s", isErr, q, text)
+	}
+	var l SymbolLookupOutput
+	if _, isErr := call(t, c, "symbol_lookup", map[string]any{"name": "auth.Login"}, &l); isErr || len(l.Definitions) != 1 || len(l.Callers) != 2 {
+		t.Errorf("symbol_lookup: %v %+v", isErr, l)
+	}
+	var r RelatedOutput
+	if _, isErr := call(t, c, "related", map[string]any{"symbol": "Login"}, &r); isErr || !hasNeighbour(r.Uses, "calls", "auth.check") || !hasNeighbour(r.UsedBy, "called by", "main.main") {
+		t.Errorf("related: %v %+v", isErr, r)
+	}
+	if text, isErr := call(t, c, "symbol_lookup", map[string]any{"name": 42}, nil); !isErr || !strings.Contains(text, "name") {
+		t.Errorf("invalid arguments: %v %q", isErr, text)
+	}
+
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+		t.Errorf("ctxls mcp did not exit cleanly after stdin closed: %v (stderr %q)", cmd.ProcessState, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("ctxls mcp wrote to stderr: %q", stderr.String())
+	}
+	if log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log")); !bytes.Contains(log, []byte("mcp: serving")) {
+		t.Errorf("log file lacks the start line: %q", log)
+	}
+}
