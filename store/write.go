@@ -15,6 +15,7 @@ type Writer struct {
 
 	insFile, insEntity, insRef, insDoc *sql.Stmt
 	insWhole, delWhole                 *sql.Stmt
+	insAside, delAside                 *sql.Stmt
 	delDocs, delEntities, delRefs      *sql.Stmt
 	delFile, setDst                    *sql.Stmt
 }
@@ -50,6 +51,8 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
 		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) VALUES(?,?,?)`},
 		{&w.delWhole, `DELETE FROM fts_files WHERE rowid = ?`},
+		{&w.insAside, `INSERT INTO fts_files_aside(rowid, path, body) VALUES(?,?,?)`},
+		{&w.delAside, `DELETE FROM fts_files_aside WHERE rowid = ?`},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -70,7 +73,7 @@ func (w *Writer) Rollback() error { return w.tx.Rollback() }
 
 // clearFile removes a file's entities, references and documents.
 func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
-	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs, w.delWhole} {
+	for _, st := range []*sql.Stmt{w.delDocs, w.delEntities, w.delRefs, w.delWhole, w.delAside} {
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -85,7 +88,7 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 	if err := w.PutEntities(ctx, f.ID, fd.Entities, fd.Docs, replace); err != nil {
 		return fmt.Errorf("store %s: %w", f.Path, err)
 	}
-	if err := w.PutWhole(ctx, f.ID, &fd.Whole); err != nil {
+	if err := w.PutWhole(ctx, f.ID, &fd.Whole, fd.WholeAside); err != nil {
 		return err
 	}
 	if err := w.UpsertFile(ctx, f); err != nil {
@@ -126,12 +129,17 @@ func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, d
 }
 
 // PutWhole writes a file's whole-file document (after PutEntities cleared
-// the old one).
-func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
+// the old one), into the source corpus or, when aside, the corpus of tests,
+// docs and third-party code (see CorpusAside).
+func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool) error {
 	if d.Body == "" && d.Path == "" {
 		return nil
 	}
-	if _, err := w.insWhole.ExecContext(ctx, fileID, d.Path, d.Body); err != nil {
+	ins := w.insWhole
+	if aside {
+		ins = w.insAside
+	}
+	if _, err := ins.ExecContext(ctx, fileID, d.Path, d.Body); err != nil {
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
@@ -173,6 +181,7 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
 		`DELETE FROM refs WHERE file_id NOT IN (SELECT id FROM files)`,
 		`DELETE FROM fts_files WHERE rowid NOT IN (SELECT id FROM files)`,
+		`DELETE FROM fts_files_aside WHERE rowid NOT IN (SELECT id FROM files)`,
 	} {
 		if _, err := w.tx.ExecContext(ctx, q); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))
