@@ -19,8 +19,9 @@ import (
 // Version identifies the analysis. Indexes written with another version are
 // re-analyzed in full, because query terms must be analyzed like documents.
 // It also changes when what the index writes from the analysis changes
-// (3: whole-file documents carry term frequencies).
-const Version = "3"
+// (3: whole-file documents carry term frequencies; 4: their cap went 10 → 30;
+// 5: tests, docs and third-party code get a whole-file corpus of their own).
+const Version = "5"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -2,10 +2,13 @@ package index
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/store"
 )
 
 func TestCountedKeepsTermFrequency(t *testing.T) {
@@ -48,7 +51,7 @@ func TestWholeFileSearchUsesTermFrequency(t *testing.T) {
 	// search returns the matching paths, best first, and fails on ties:
 	// the order must come from the scores.
 	search := func(terms ...string) []string {
-		hits, err := st.SearchFiles(ctx, terms, 2, 1, 10)
+		hits, err := st.SearchFiles(ctx, store.CorpusSource, terms, 2, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,5 +74,84 @@ func TestWholeFileSearchUsesTermFrequency(t *testing.T) {
 	// "backoff" is only in b; said three times it outweighs "retri" once.
 	if got := search("retri", "backoff", "backoff", "backoff"); len(got) == 0 || got[0] != "b/once.go" {
 		t.Fatalf("repeated query term: got %v, want b/once.go first", got)
+	}
+}
+
+// Tests, docs and third-party code are kept out of the source corpus's
+// statistics: a word the tests use everywhere still tells source files
+// apart, and the tests are found in their own corpus.
+func TestWholeFileCorporaKeepTestsAside(t *testing.T) {
+	fixture := map[string]string{
+		// "retry" is said three times in one source file, "backoff" once in
+		// another: by term frequency the retry file is the better match.
+		"a/retry.go":    "package a\n\n// Do calls f with retry; a retry waits, the last retry gives up.\nfunc Do(f func() error) error { return f() }\n",
+		"b/backoff.go":  "package b\n\n// Wait sleeps for the backoff.\nfunc Wait() {}\n",
+		"c/x.go":        "package c\n\nfunc X() {}\n",
+		"d/y.go":        "package d\n\nfunc Y() {}\n",
+		"docs/retry.md": "# Retry\n\nHow retry works.\n",
+	}
+	// With the tests in the same corpus "retry" would be in most files and
+	// worth nothing next to "backoff".
+	for _, p := range []string{"a/retry_test.go", "a/do_test.go", "b/wait_test.go", "c/x_test.go", "d/y_test.go", "e/z_test.go"} {
+		fixture[p] = "package t\n\nimport \"testing\"\n\n// retry retry\nfunc TestRetry(t *testing.T) {}\n"
+	}
+	root := workspace(t, fixture)
+	_, st := run(t, root, config.Default())
+	ctx := context.Background()
+	paths := func(corpus store.Corpus, terms ...string) []string {
+		hits, err := st.SearchFiles(ctx, corpus, terms, 2, 1, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			ents, err := st.EntitiesByID(ctx, []int64{h.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ents[h.ID].Path)
+		}
+		return out
+	}
+	if got := paths(store.CorpusSource, "retri", "backoff"); strings.Join(got, ",") != "a/retry.go,b/backoff.go" {
+		t.Fatalf("source corpus: got %v, want a/retry.go then b/backoff.go and no tests or docs", got)
+	}
+	aside := paths(store.CorpusAside, "retri")
+	if len(aside) != 7 {
+		t.Fatalf("aside corpus: got %v, want the 6 tests and the doc", aside)
+	}
+	for _, p := range aside {
+		if !IsAsidePath(p) {
+			t.Fatalf("aside corpus holds %s", p)
+		}
+	}
+	// A deleted test leaves its corpus.
+	if err := os.Remove(filepath.Join(root, "a/retry_test.go")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, root, config.Default())
+	if got := paths(store.CorpusAside, "retri"); len(got) != 6 {
+		t.Fatalf("after deleting a test: aside corpus %v, want 6 files", got)
+	}
+}
+
+func TestIsAsidePath(t *testing.T) {
+	tests := []struct {
+		path  string
+		aside bool
+	}{
+		{"net/http/server.go", false},
+		{"net/http/server_test.go", true},
+		{"docs/guide.md", true},
+		{"README.md", true},
+		{"examples/hello/main.go", true},
+		{"requests/packages/urllib3/util.py", true},
+		{"core/logx/logs.go", false},
+		{"rest/docker.go", false},
+	}
+	for _, tt := range tests {
+		if got := IsAsidePath(tt.path); got != tt.aside {
+			t.Errorf("IsAsidePath(%q) = %v, want %v", tt.path, got, tt.aside)
+		}
 	}
 }

@@ -350,7 +350,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err := w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, r.old != nil); err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
-		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole); err != nil {
+		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole, r.fd.WholeAside); err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
 		after := make(map[int64]bool, len(r.fd.Entities))

@@ -357,6 +357,21 @@ func IsThirdPartyPath(p string) bool {
 	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
 }
 
+// IsDocPath reports documentation and examples.
+func IsDocPath(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
+		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
+}
+
+// IsAsidePath reports tests, docs and third-party code: files that are
+// rarely what a question about the workspace's code is after, whose
+// whole-file documents are therefore kept out of the source corpus's
+// statistics (store.CorpusAside).
+func IsAsidePath(p string) bool {
+	return IsTestPath(p) || IsDocPath(p) || IsThirdPartyPath(p)
+}
+
 // IsTestPath reports whether a path looks like a test file or test data, by
 // the conventions of the supported languages.
 func IsTestPath(p string) bool {

@@ -431,7 +431,7 @@ func classOf(p string, wantTests, wantDocs bool) pathClass {
 	switch {
 	case !wantTests && index.IsTestPath(p):
 		return classTest
-	case !wantDocs && isDocPath(p):
+	case !wantDocs && index.IsDocPath(p):
 		return classDoc
 	case index.IsThirdPartyPath(p):
 		return classThirdParty
@@ -494,13 +494,6 @@ func mentionsAny(text string, set map[string]bool) bool {
 func mentionsDocs(text string) bool { return mentionsAny(text, docWords) }
 
 func mentionsTests(text string) bool { return mentionsAny(text, testWords) }
-
-// isDocPath reports documentation and examples.
-func isDocPath(p string) bool {
-	ext := strings.ToLower(path.Ext(p))
-	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
-		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
-}
 
 // complete adds, for the leading lexical candidates, the contribution of
 // searched terms whose top lists they were not in.
@@ -590,7 +583,7 @@ func tooCommon(n, total int) bool {
 
 // FileSignals are the evidence behind a file's score, for --explain.
 type FileSignals struct {
-	Whole    float64 `json:"whole"`    // whole-file BM25, normalised to the best file
+	Whole    float64 `json:"whole"`    // whole-file BM25, normalised to the best file of its corpus
 	Lexical  float64 `json:"lexical"`  // per term the best entity's BM25F, summed and normalised
 	Coverage float64 `json:"coverage"` // IDF-weighted share of query terms the file's entities match
 	Exact    float64 `json:"exact"`    // best entity named by a trigger
@@ -611,13 +604,31 @@ func fileScore(s FileSignals) float64 {
 // of what the file matches, and exact, graph and activity signals from its
 // best entity.
 func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+	// Whole-file BM25 per corpus, each normalised to its own best file: the
+	// source's statistics leave tests and docs out (decision 0073), and
+	// those are searched only as deep as the message's interest in them.
 	whole := map[int64]float64{}
-	hits, err := st.SearchFiles(ctx, wterms, 2, 1, max(wholeFiles, 4*limit))
-	if err != nil {
-		return nil, err
+	asideDepth := limit
+	if wantTests || wantDocs {
+		asideDepth = max(wholeFiles, 4*limit)
 	}
-	for _, h := range hits {
-		whole[h.ID] = h.Score
+	for _, c := range []struct {
+		corpus store.Corpus
+		depth  int
+	}{{store.CorpusSource, max(wholeFiles, 4*limit)}, {store.CorpusAside, asideDepth}} {
+		hits, err := st.SearchFiles(ctx, c.corpus, wterms, 2, 1, c.depth)
+		if err != nil {
+			return nil, err
+		}
+		var best float64
+		for _, h := range hits {
+			best = math.Max(best, h.Score)
+		}
+		for _, h := range hits {
+			if best > 0 {
+				whole[h.ID] = h.Score / best
+			}
+		}
 	}
 	// Only candidates with evidence of their own can lift a file.
 	ids := make([]int64, 0, len(cands))
@@ -675,10 +686,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		score float64
 	}
 	var list []scored
-	var maxLex, maxWhole float64
-	for _, v := range whole {
-		maxWhole = math.Max(maxWhole, v)
-	}
+	var maxLex float64
 	for fid, a := range files {
 		var lex, m float64
 		for t, v := range a.terms {
@@ -693,9 +701,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		if maxLex > 0 {
 			f.sig.Lexical /= maxLex
 		}
-		if maxWhole > 0 {
-			f.sig.Whole = whole[f.id] / maxWhole
-		}
+		f.sig.Whole = whole[f.id]
 		if idfMass > 0 {
 			f.sig.Coverage = math.Min(1, f.mass/idfMass)
 		}

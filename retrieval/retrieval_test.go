@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,5 +243,46 @@ func TestFilesRankedByWholeFileEvidence(t *testing.T) {
 	}
 	if got := fileScore(*s); got != resp.Files[0].Score {
 		t.Fatalf("score %v is not the fusion of its signals (%v)", resp.Files[0].Score, got)
+	}
+}
+
+// Whole-file evidence is measured within a corpus: a test that repeats the
+// message's words more than any source file does not set the scale for the
+// source (its statistics are kept apart), yet it is still listed, demoted,
+// when the message is not about tests.
+func TestWholeFileEvidenceMeasuredWithinCorpus(t *testing.T) {
+	root, st := indexed(t)
+	test := "package auth\n\nimport \"testing\"\n\n// Each password is compared, compared again and compared once more with its stored hash.\nfunc TestCheck(t *testing.T) { UserStore{}.Check(\"user\", \"password\") }\n"
+	if err := os.WriteFile(filepath.Join(root, "auth/store_test.go"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Unrelated code, so that the message's words are not common among
+	// the index's declarations (the whole-file query skips those).
+	os.MkdirAll(filepath.Join(root, "misc"), 0o755)
+	for i := range 12 {
+		src := fmt.Sprintf("package misc\n\n// Shape%[1]d draws shape number %[1]d.\nfunc Shape%[1]d() {}\n\n// Color%[1]d paints it.\nfunc Color%[1]d() {}\n", i)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("misc/shape%d.go", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Query(ctx, st, Request{Text: "the password of a user is compared with a stored hash", Limit: 5, MinRelevance: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var testFile *FileResult
+	for i := range resp.Files {
+		if resp.Files[i].Path == "auth/store_test.go" {
+			testFile = &resp.Files[i]
+		}
+	}
+	if len(resp.Files) == 0 || resp.Files[0].Path != "auth/store.go" || resp.Files[0].Signals.Whole != 1 {
+		t.Fatalf("files = %+v, want auth/store.go first with whole-file evidence 1", resp.Files)
+	}
+	if testFile == nil || testFile.Signals.Demotion != fileTestDemotion || testFile.Signals.Whole != 1 {
+		t.Fatalf("the test: %+v %+v, want it listed, best of its corpus and demoted", testFile, testFile.Signals)
 	}
 }

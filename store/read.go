@@ -552,17 +552,34 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	return out, err
 }
 
-// SearchFiles runs an OR query over whole-file documents and returns the best
-// limit files (by file id) with their BM25 score summed over the terms. A
-// term given twice counts twice, as a repeated query word does in BM25.
-func (s *Store) SearchFiles(ctx context.Context, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+// Corpus selects a set of whole-file documents. Each has its own BM25
+// statistics (document frequencies, average length).
+type Corpus int
+
+const (
+	// CorpusSource is the workspace's own code.
+	CorpusSource Corpus = iota
+	// CorpusAside is tests, docs, examples and copies of third-party code:
+	// kept apart so that they do not shift the source's IDF and lengths.
+	CorpusAside
+)
+
+// SearchFiles runs an OR query over the whole-file documents of a corpus and
+// returns the best limit files (by file id) with their BM25 score summed
+// over the terms. A term given twice counts twice, as a repeated query word
+// does in BM25.
+func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	table := "fts_files"
+	if corpus == CorpusAside {
+		table = "fts_files_aside"
+	}
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
-		(SELECT rowid AS seq, -bm25(fts_files, %g, %g) AS score FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, pathWeight, bodyWeight),
+		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT ?) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight),
 		orQuery(terms), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))

@@ -98,4 +98,7 @@ type FileData struct {
 	Docs     []Doc
 	// Whole is the file's whole-file document: Path and Body are used.
 	Whole Doc
+	// WholeAside puts Whole in the corpus of tests, docs and third-party
+	// code, whose statistics are kept apart from the source's.
+	WholeAside bool
 }

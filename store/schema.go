@@ -7,7 +7,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -71,8 +71,8 @@ CREATE VIRTUAL TABLE fts USING fts5(
 	tokenize='unicode61 remove_diacritics 0'
 );
 -- Whole-file documents: the terms of each parsed file with their frequency
--- (capped; see index.maxWholeTF), rowid =
--- files.id. File ranking uses them like whole-file BM25 retrieval does.
+-- (capped; see index.maxWholeTF), rowid = files.id. Since version 3 only
+-- source files; tests, docs and third-party code are in fts_files_aside. File ranking uses them like whole-file BM25 retrieval does.
 CREATE VIRTUAL TABLE fts_files USING fts5(
 	path, body,
 	content='', contentless_delete=1, detail=full,
@@ -208,6 +208,18 @@ CREATE VIRTUAL TABLE fts_files USING fts5(
 	tokenize='unicode61 remove_diacritics 0'
 );
 CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+`,
+	// Version 4: whole-file documents of tests, docs and third-party code
+	// get a table of their own, so that fts_files' BM25 statistics (IDF,
+	// average length) describe the code a question is usually about
+	// (decision 0073). Indexes re-analyze when this arrives (analyzer 5).
+	3: `
+-- rowid = entities.seq of the file entity, as in fts_files.
+CREATE VIRTUAL TABLE fts_files_aside USING fts5(
+	path, body,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
 `,
 }
 

@@ -263,7 +263,7 @@ func TestFullTextRowsMapToEntityIDs(t *testing.T) {
 			t.Errorf("hit %d is not a function entity's id", h.ID)
 		}
 	}
-	files, err := s.SearchFiles(ctx, []string{"serv"}, 1, 1, 10)
+	files, err := s.SearchFiles(ctx, CorpusSource, []string{"serv"}, 1, 1, 10)
 	if err != nil || len(files) != 3 {
 		t.Fatalf("SearchFiles = %+v, %v", files, err)
 	}
@@ -287,7 +287,7 @@ func TestFullTextRowsMapToEntityIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Commit()
-	if files, _ := s.SearchFiles(ctx, []string{"serv"}, 1, 1, 10); len(files) != 2 {
+	if files, _ := s.SearchFiles(ctx, CorpusSource, []string{"serv"}, 1, 1, 10); len(files) != 2 {
 		t.Fatalf("after delete SearchFiles = %+v", files)
 	}
 	if refs, _ := s.Refs(ctx, nil, []string{"Serve"}); len(refs) != 2 {

@@ -17,6 +17,7 @@ type Writer struct {
 	insEntity, insRef, insDoc     inserter
 	delDocs, delEntities, delRefs *sql.Stmt
 	delWhole, delFile, setDst     *sql.Stmt
+	insAside, delAside            *sql.Stmt
 
 	// nextSeq is the next entities.seq to assign.
 	nextSeq int64
@@ -98,11 +99,13 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 			pkg=excluded.pkg, indexed_at=excluded.indexed_at`},
 		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id = ?)`},
 		{&w.delWhole, `DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
+		{&w.delAside, `DELETE FROM fts_files_aside WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
 		{&w.delRefs, `DELETE FROM refs WHERE src_id IN (SELECT id FROM entities WHERE file_id = ?)`},
 		{&w.delEntities, `DELETE FROM entities WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM files WHERE id = ?`},
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
 		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
+		{&w.insAside, `INSERT INTO fts_files_aside(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -145,7 +148,7 @@ func (w *Writer) Rollback() error { return w.tx.Rollback() }
 func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
 	// Full-text rows and references are found through the entities, so
 	// they go first.
-	for _, st := range []*sql.Stmt{w.delDocs, w.delWhole, w.delRefs, w.delEntities} {
+	for _, st := range []*sql.Stmt{w.delDocs, w.delWhole, w.delAside, w.delRefs, w.delEntities} {
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -160,7 +163,7 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 	if err := w.PutEntities(ctx, f.ID, fd.Entities, fd.Docs, replace); err != nil {
 		return fmt.Errorf("store %s: %w", f.Path, err)
 	}
-	if err := w.PutWhole(ctx, f.ID, &fd.Whole); err != nil {
+	if err := w.PutWhole(ctx, f.ID, &fd.Whole, fd.WholeAside); err != nil {
 		return err
 	}
 	if err := w.UpsertFile(ctx, f); err != nil {
@@ -217,13 +220,18 @@ func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, d
 }
 
 // PutWhole writes a file's whole-file document (after PutEntities cleared
-// the old one).
-func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc) error {
+// the old one), into the source corpus or, when aside, the corpus of tests,
+// docs and third-party code (see CorpusAside).
+func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool) error {
 	if d.Body == "" && d.Path == "" {
 		return nil
 	}
 	// The row goes in under the file entity's seq (written by PutEntities).
-	if _, err := w.insWhole.ExecContext(quick(ctx), d.Path, d.Body, fileID); err != nil {
+	ins := w.insWhole
+	if aside {
+		ins = w.insAside
+	}
+	if _, err := ins.ExecContext(quick(ctx), d.Path, d.Body, fileID); err != nil {
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
@@ -265,6 +273,7 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 		`DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
 		`DELETE FROM refs WHERE src_id NOT IN (SELECT id FROM entities WHERE file_id IN (SELECT id FROM files))`,
 		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
+		`DELETE FROM fts_files_aside WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
 	} {
 		if _, err := w.tx.ExecContext(ctx, q); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))
