@@ -176,8 +176,8 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 	}
 	rows := make([]memoryRow, len(changed))
 	parallel(ctx, len(changed), func() func(int) {
-		an := analyzer.New() // one per worker: its cache is not safe for concurrent use
-		return func(i int) { rows[i] = makeRow(an, changed[i], cur[changed[i]], mems[i], errs[i]) }
+		ra := newRowAnalyzer() // one per worker: its caches are not safe for concurrent use
+		return func(i int) { rows[i] = ra.row(changed[i], cur[changed[i]], mems[i], errs[i]) }
 	})
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -246,8 +246,20 @@ type memoryRow struct {
 	ftsTitle, ftsTags, ftsFiles, ftsBody string
 }
 
-// makeRow analyzes one file's memory (or records why it is not one).
-func makeRow(an *analyzer.Analyzer, path string, st fileStat, m *Memory, err error) memoryRow {
+// rowAnalyzer turns memories into rows, reusing its analyzer's word cache
+// and its set of seen terms from one memory to the next.
+type rowAnalyzer struct {
+	an   *analyzer.Analyzer
+	seen map[string]struct{}
+}
+
+func newRowAnalyzer() *rowAnalyzer {
+	return &rowAnalyzer{an: analyzer.New(), seen: make(map[string]struct{}, 256)}
+}
+
+// row analyzes one file's memory (or records why it is not one).
+func (ra *rowAnalyzer) row(path string, st fileStat, m *Memory, err error) memoryRow {
+	an := ra.an
 	r := memoryRow{id: docID(path), path: path, size: st.size, mtime: st.mtime, scope: string(st.scope)}
 	if err != nil {
 		r.skip = reason(err, path)
@@ -260,10 +272,39 @@ func makeRow(an *analyzer.Analyzer, path string, st fileStat, m *Memory, err err
 	r.scope, r.slug, r.typ, r.title = string(m.Scope), m.Slug, string(m.Type), m.Title
 	r.tags, r.severity, r.files = strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n")
 	r.created, r.updated = m.Created.UnixMilli(), m.Updated.UnixMilli()
-	r.terms = strings.Join(distinctTerms(title, tags, files, body), " ")
+	r.terms = ra.distinct(title, tags, files, body)
 	r.ftsTitle, r.ftsTags = strings.Join(title, " "), strings.Join(tags, " ")
 	r.ftsFiles, r.ftsBody = strings.Join(files, " "), strings.Join(body, " ")
 	return r
+}
+
+// distinct is strings.Join(distinctTerms(lists...), " ") without a map
+// and a slice per memory.
+func (ra *rowAnalyzer) distinct(lists ...[]string) string {
+	clear(ra.seen)
+	n := 0
+	for _, l := range lists {
+		for _, t := range l {
+			n += len(t) + 1
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	first := true
+	for _, l := range lists {
+		for _, t := range l {
+			if _, ok := ra.seen[t]; ok {
+				continue
+			}
+			ra.seen[t] = struct{}{}
+			if !first {
+				b.WriteByte(' ')
+			}
+			first = false
+			b.WriteString(t)
+		}
+	}
+	return b.String()
 }
 
 func distinctTerms(lists ...[]string) []string {
