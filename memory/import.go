@@ -66,7 +66,7 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 		return nil, err
 	}
 	now := s.now()
-	mems, errs := parseFiles(ctx, files, scope, now)
+	mems, errs, _ := parseFiles(ctx, files, scope, now)
 	srcGraph := NewGraph()
 	if data, err := os.ReadFile(filepath.Join(src, "graph.json")); err == nil {
 		if srcGraph, err = ParseGraph(data); err != nil {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -69,17 +70,21 @@ func docID(path string) int64 {
 }
 
 func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, error) {
-	return s.syncParsed(ctx, dirs, nil)
+	return s.syncParsed(ctx, dirs, nil, nil, syncBatch)
 }
 
-// syncParsed is sync with memories already parsed, by path.
-func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, parsed map[string]*Memory) (SyncStats, error) {
+// syncParsed is sync with the files of dirs already listed (cur; nil walks
+// the directories) and some already parsed (by path), writing batch files
+// per transaction.
+func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, cur map[string]fileStat, parsed map[string]*Memory, batch int) (SyncStats, error) {
 	var stats SyncStats
-	cur := map[string]fileStat{}
-	for sc, dir := range dirs {
-		err := walkStats(dir, sc, func(p string, size, mtime int64) { cur[p] = fileStat{sc, size, mtime} })
-		if err != nil {
-			return stats, err
+	if cur == nil {
+		cur = map[string]fileStat{}
+		for sc, dir := range dirs {
+			err := walkStats(dir, sc, func(p string, size, mtime int64) { cur[p] = fileStat{sc, size, mtime} })
+			if err != nil {
+				return stats, err
+			}
 		}
 	}
 	stats.Files = len(cur)
@@ -127,9 +132,10 @@ func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, parsed ma
 	sort.Strings(changed)
 	// Batches commit on their own, so that a sync cut short by a hook's
 	// deadline keeps its progress and the next call carries on.
-	for start := 0; start == 0 || start < len(changed); start += syncBatch {
-		batch := changed[start:min(start+syncBatch, len(changed))]
-		n, err := s.syncBatch(ctx, cur, dirs, gone, batch, parsed)
+	batch = max(batch, 1)
+	for start := 0; start == 0 || start < len(changed); start += batch {
+		files := changed[start:min(start+batch, len(changed))]
+		n, err := s.syncBatch(ctx, cur, dirs, gone, files, parsed)
 		stats.Indexed += n
 		if err != nil {
 			return stats, err
@@ -163,68 +169,142 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 				idx, files = append(idx, i), append(files, p)
 			}
 		}
-		ms, es := parseFiles(ctx, files, sc, s.now())
+		ms, es, _ := parseFiles(ctx, files, sc, s.now())
 		for j, i := range idx {
 			mems[i], errs[i] = ms[j], es[j]
 		}
 	}
+	rows := make([]memoryRow, len(changed))
+	parallel(ctx, len(changed), func() func(int) {
+		ra := newRowAnalyzer() // one per worker: its caches are not safe for concurrent use
+		return func(i int) { rows[i] = ra.row(changed[i], cur[changed[i]], mems[i], errs[i]) }
+	})
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	tx, err := s.index.DB().BeginTx(ctx, nil)
+	// In rowid order: FTS5 flushes its pending terms to a new segment
+	// whenever a rowid is not above the last one written in the
+	// transaction, so rows in hash order would write a segment (and merge
+	// it) every other row; a B-tree also appends faster than it inserts.
+	slices.SortFunc(rows, func(a, b memoryRow) int { return cmp.Compare(a.id, b.id) })
+	slices.Sort(gone)
+
+	// The statements are short and many: a cancellable context would make
+	// the driver watch each one in a goroutine. ctx is checked between
+	// batches instead.
+	qctx := context.WithoutCancel(ctx)
+	tx, err := s.index.DB().BeginTx(qctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("update memory index: %w", err)
 	}
 	defer tx.Rollback()
 	for _, id := range gone {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM fts_memories WHERE rowid = ?`, id); err != nil {
+		if _, err := tx.ExecContext(qctx, `DELETE FROM fts_memories WHERE rowid = ?`, id); err != nil {
 			return 0, fmt.Errorf("update memory index: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id); err != nil {
+		if _, err := tx.ExecContext(qctx, `DELETE FROM memories WHERE id = ?`, id); err != nil {
 			return 0, fmt.Errorf("update memory index: %w", err)
 		}
 	}
-	insRow, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO memories(id, path, size, mtime, skip, scope, slug, type, title, tags, severity, files, created, updated, terms)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	insRow, err := prepareBatch(qctx, tx, `INSERT OR REPLACE INTO memories(id, path, size, mtime, skip, scope, slug, type, title, tags, severity, files, created, updated, terms) VALUES`, 15)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("update memory index: %w", err)
 	}
-	defer insRow.Close()
-	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO fts_memories(rowid, title, tags, files, body) VALUES(?,?,?,?,?)`)
+	defer insRow.close()
+	insDoc, err := prepareBatch(qctx, tx, `INSERT INTO fts_memories(rowid, title, tags, files, body) VALUES`, 5)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("update memory index: %w", err)
 	}
-	defer insDoc.Close()
-	an := analyzer.New()
-	indexed := 0
-	for i, p := range changed {
-		st := cur[p]
-		id := docID(p)
-		m := mems[i]
-		if errs[i] != nil {
-			if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, reason(errs[i], p), string(st.scope), "", "", "", "", "", "", 0, 0, ""); err != nil {
-				return 0, fmt.Errorf("index memory %s: %w", p, err)
-			}
-			continue
-		}
-		title := an.Terms(m.Title + " " + strings.ReplaceAll(m.Slug, "-", " "))
-		tags := an.Terms(strings.Join(m.Tags, " "))
-		files := an.Terms(strings.Join(m.Files, " "))
-		body := an.Terms(m.Content)
-		distinct := distinctTerms(title, tags, files, body)
-		if _, err := insRow.ExecContext(ctx, id, p, st.size, st.mtime, "", string(m.Scope), m.Slug, string(m.Type), m.Title,
-			strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n"), m.Created.UnixMilli(), m.Updated.UnixMilli(), strings.Join(distinct, " ")); err != nil {
-			return 0, fmt.Errorf("index memory %s: %w", p, err)
-		}
-		if _, err := insDoc.ExecContext(ctx, id, strings.Join(title, " "), strings.Join(tags, " "), strings.Join(files, " "), strings.Join(body, " ")); err != nil {
-			return 0, fmt.Errorf("index memory %s: %w", p, err)
-		}
-		indexed++
+	defer insDoc.close()
+	err = insRow.insert(qctx, len(rows), func(i int, dst []any) []any {
+		r := &rows[i]
+		return append(dst, r.id, r.path, r.size, r.mtime, r.skip, r.scope, r.slug, r.typ, r.title, r.tags, r.severity, r.files, r.created, r.updated, r.terms)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index memories: %w", err)
+	}
+	docs := slices.DeleteFunc(slices.Clone(rows), func(r memoryRow) bool { return r.skip != "" })
+	err = insDoc.insert(qctx, len(docs), func(i int, dst []any) []any {
+		r := &docs[i]
+		return append(dst, r.id, r.ftsTitle, r.ftsTags, r.ftsFiles, r.ftsBody)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index memories: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("update memory index: %w", err)
 	}
-	return indexed, nil
+	return len(docs), nil
+}
+
+// memoryRow is one file's row in memories and, unless skipped, its
+// document in fts_memories.
+type memoryRow struct {
+	id, size, mtime, created, updated    int64
+	path, skip, scope, slug, typ, title  string
+	tags, severity, files, terms         string
+	ftsTitle, ftsTags, ftsFiles, ftsBody string
+}
+
+// rowAnalyzer turns memories into rows, reusing its analyzer's word cache
+// and its set of seen terms from one memory to the next.
+type rowAnalyzer struct {
+	an   *analyzer.Analyzer
+	seen map[string]struct{}
+}
+
+func newRowAnalyzer() *rowAnalyzer {
+	return &rowAnalyzer{an: analyzer.New(), seen: make(map[string]struct{}, 256)}
+}
+
+// row analyzes one file's memory (or records why it is not one).
+func (ra *rowAnalyzer) row(path string, st fileStat, m *Memory, err error) memoryRow {
+	an := ra.an
+	r := memoryRow{id: docID(path), path: path, size: st.size, mtime: st.mtime, scope: string(st.scope)}
+	if err != nil {
+		r.skip = reason(err, path)
+		return r
+	}
+	title := an.Terms(m.Title + " " + strings.ReplaceAll(m.Slug, "-", " "))
+	tags := an.Terms(strings.Join(m.Tags, " "))
+	files := an.Terms(strings.Join(m.Files, " "))
+	body := an.Terms(m.Content)
+	r.scope, r.slug, r.typ, r.title = string(m.Scope), m.Slug, string(m.Type), m.Title
+	r.tags, r.severity, r.files = strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n")
+	r.created, r.updated = m.Created.UnixMilli(), m.Updated.UnixMilli()
+	r.terms = ra.distinct(title, tags, files, body)
+	r.ftsTitle, r.ftsTags = strings.Join(title, " "), strings.Join(tags, " ")
+	r.ftsFiles, r.ftsBody = strings.Join(files, " "), strings.Join(body, " ")
+	return r
+}
+
+// distinct is strings.Join(distinctTerms(lists...), " ") without a map
+// and a slice per memory.
+func (ra *rowAnalyzer) distinct(lists ...[]string) string {
+	clear(ra.seen)
+	n := 0
+	for _, l := range lists {
+		for _, t := range l {
+			n += len(t) + 1
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	first := true
+	for _, l := range lists {
+		for _, t := range l {
+			if _, ok := ra.seen[t]; ok {
+				continue
+			}
+			ra.seen[t] = struct{}{}
+			if !first {
+				b.WriteByte(' ')
+			}
+			first = false
+			b.WriteString(t)
+		}
+	}
+	return b.String()
 }
 
 func distinctTerms(lists ...[]string) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,34 +172,51 @@ func memoryFiles(dir string, scope Scope) ([]string, error) {
 // Scan reads every memory file of a scope, on all cores. Files that are not
 // memories, and second files claiming a slug, are returned as skipped.
 func (s *Store) Scan(ctx context.Context, scope Scope) ([]*Memory, []Skipped, error) {
+	sc, err := s.scan(ctx, scope)
+	return sc.mems, sc.skipped, err
+}
+
+// scanResult is what scan read: the loadable memories and the skipped
+// files, and the size and time of every file as it was read, which a
+// rebuild's re-index records without a second walk.
+type scanResult struct {
+	mems    []*Memory
+	skipped []Skipped
+	stats   map[string]fileStat
+}
+
+func (s *Store) scan(ctx context.Context, scope Scope) (scanResult, error) {
+	var res scanResult
 	dir, err := s.Dir(scope)
 	if err != nil {
-		return nil, nil, err
+		return res, err
 	}
 	files, err := memoryFiles(dir, scope)
 	if err != nil {
-		return nil, nil, err
+		return res, err
 	}
-	mems, errs := parseFiles(ctx, files, scope, s.now())
+	mems, errs, stats := parseFiles(ctx, files, scope, s.now())
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return res, err
 	}
-	var out []*Memory
-	var skipped []Skipped
+	res.stats = make(map[string]fileStat, len(files))
 	bySlug := map[string]string{}
 	for i, m := range mems {
+		if stats[i].scope != "" { // else the file went away while scanning
+			res.stats[files[i]] = stats[i]
+		}
 		if errs[i] != nil {
-			skipped = append(skipped, Skipped{files[i], reason(errs[i], files[i])})
+			res.skipped = append(res.skipped, Skipped{files[i], reason(errs[i], files[i])})
 			continue
 		}
 		if prev, dup := bySlug[m.Slug]; dup {
-			skipped = append(skipped, Skipped{files[i], fmt.Sprintf("duplicate slug %q (also %s)", m.Slug, prev)})
+			res.skipped = append(res.skipped, Skipped{files[i], fmt.Sprintf("duplicate slug %q (also %s)", m.Slug, prev)})
 			continue
 		}
 		bySlug[m.Slug] = files[i]
-		out = append(out, m)
+		res.mems = append(res.mems, m)
 	}
-	return out, skipped, nil
+	return res, nil
 }
 
 func reason(err error, path string) string {
@@ -206,26 +224,46 @@ func reason(err error, path string) string {
 }
 
 // parseFiles parses files in parallel; results are in the order of files.
-func parseFiles(ctx context.Context, files []string, scope Scope, now time.Time) ([]*Memory, []error) {
+// stats are the files' sizes and times as read (scope "" for a file that
+// could not be stat'ed).
+func parseFiles(ctx context.Context, files []string, scope Scope, now time.Time) ([]*Memory, []error, []fileStat) {
 	mems := make([]*Memory, len(files))
 	errs := make([]error, len(files))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(files)/32))
+	stats := make([]fileStat, len(files))
+	parallel(ctx, len(files), func() func(int) {
+		return func(i int) {
+			data, st, err := readStat(files[i])
+			if err == nil {
+				mems[i], err = Parse(data, files[i], scope, now)
+			}
+			if st != nil {
+				stats[i] = fileStat{scope, st.Size(), st.ModTime().UnixNano()}
+			}
+			errs[i] = err
+		}
+	})
+	return mems, errs, stats
+}
+
+// parallel runs work(i) for i in [0, n) on all cores, in a bounded number
+// of workers, each with the function newWorker returns (so that a worker can
+// keep state that is not safe to share); it stops handing out work when ctx
+// is done. Callers write results by index, so their order is the input's.
+func parallel(ctx context.Context, n int, newWorker func() func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/32))
 	var wg sync.WaitGroup
-	next := make(chan int)
+	next := make(chan int, workers)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			work := newWorker()
 			for i := range next {
-				data, err := os.ReadFile(files[i])
-				if err == nil {
-					mems[i], err = Parse(data, files[i], scope, now)
-				}
-				errs[i] = err
+				work(i)
 			}
 		}()
 	}
-	for i := range files {
+	for i := range n {
 		if ctx.Err() != nil {
 			break
 		}
@@ -233,7 +271,38 @@ func parseFiles(ctx context.Context, files []string, scope Scope, now time.Time)
 	}
 	close(next)
 	wg.Wait()
-	return mems, errs
+}
+
+// readStat reads a file and returns the stat of what it read (from the open
+// file, so that the size and time recorded match the content), or a nil
+// FileInfo when the file could not be opened and stat'ed.
+func readStat(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		info, _ := os.Lstat(path) // e.g. unreadable, but there
+		return nil, info, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	// One byte more than the size, so that an unchanged file is read with
+	// one read and its EOF without growing the buffer.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, info, nil
+		}
+		if err != nil {
+			return nil, info, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // scopeState is a scope's index and graph, loaded under its lock.
@@ -716,11 +785,10 @@ type RebuildReport struct {
 // memories for search.
 func (s *Store) Rebuild(ctx context.Context, scope Scope) (RebuildReport, error) {
 	rep := RebuildReport{Scope: scope}
-	var mems []*Memory
+	var sc scanResult
 	err := s.lockedWith(ctx, scope, false, func(st *scopeState) error {
-		var skipped []Skipped
 		var err error
-		if mems, skipped, err = s.Scan(ctx, scope); err != nil {
+		if sc, err = s.scan(ctx, scope); err != nil {
 			return err
 		}
 		ix := NewIndex()
@@ -729,26 +797,27 @@ func (s *Store) Rebuild(ctx context.Context, scope Scope) (RebuildReport, error)
 				ix.Format = old.Format
 			}
 		}
-		for _, m := range mems {
+		for _, m := range sc.mems {
 			ix.Memories[m.Slug] = entryOf(m)
 			if len(m.Problems) > 0 {
 				rep.Problems++
 			}
 		}
 		st.index, st.indexChanged = ix, true
-		rep.Memories, rep.Skipped = len(mems), skipped
+		rep.Memories, rep.Skipped = len(sc.mems), sc.skipped
 		rep.Graph = st.graph.Check(func(sl string) bool { _, ok := ix.Memories[sl]; return ok })
 		return nil
 	})
 	if err != nil || s.index == nil {
 		return rep, err
 	}
-	// The files were just parsed: the re-index reuses them.
+	// The files were just read and parsed: the re-index reuses them and
+	// their stats, in one transaction.
 	dir, _ := s.Dir(scope)
-	parsed := make(map[string]*Memory, len(mems))
-	for _, m := range mems {
+	parsed := make(map[string]*Memory, len(sc.mems))
+	for _, m := range sc.mems {
 		parsed[m.Path] = m
 	}
-	_, err = s.syncParsed(ctx, map[Scope]string{scope: dir}, parsed)
+	_, err = s.syncParsed(ctx, map[Scope]string{scope: dir}, sc.stats, parsed, len(sc.stats))
 	return rep, err
 }
