@@ -118,7 +118,10 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		cols int
 	}{
 		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
-		{&w.insRef, `INSERT INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
+		// OR FAIL: a failed row ends the whole transaction anyway, and
+		// without ABORT's partial rollback SQLite keeps no statement
+		// journal for the pages the row and its three indexes touch.
+		{&w.insRef, `INSERT OR FAIL INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
 		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
 	}
 	for _, in := range ins {
