@@ -115,7 +115,11 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			deleted = append(deleted, f)
 		}
 	}
-	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
+	ids := make(map[string]int64, len(tracked))
+	for p, f := range tracked {
+		ids[p] = f.ID
+	}
+	if err := apply(ctx, st, opts, ids, work, deleted, &sum); err != nil {
 		return sum, err
 	}
 	// Only a full run re-analyzes everything, so only it records the
@@ -149,7 +153,9 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		return Summary{}, err
 	}
 	defer unlock()
-	tracked, err := st.Files(ctx)
+	// Paths and ids of all files (for the resolver); full rows only of the
+	// files at hand.
+	tracked, err := st.PathIDs(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -165,7 +171,13 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 			sum.Unsupported++
 			continue
 		}
-		old, wasTracked := tracked[rel]
+		var old store.File
+		wasTracked := false
+		if _, ok := tracked[rel]; ok {
+			if old, wasTracked, err = st.FileByPath(ctx, rel); err != nil {
+				return sum, err
+			}
+		}
 		var c candidate
 		if ch.Content != nil {
 			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: int64(len(ch.Content)), mtime: time.Now().UnixNano()}
@@ -283,7 +295,8 @@ type result struct {
 // for the write lock is not held up for long.
 const batchFiles = 400
 
-func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]store.File, work []job, deleted []store.File, sum *Summary) error {
+// tracked maps the path of every file stored before this run to its id.
+func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -397,8 +410,8 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		sum.Deleted++
 	}
 	paths := make(map[string]int64, len(tracked)+len(done))
-	for p, f := range tracked {
-		paths[p] = f.ID
+	for p, id := range tracked {
+		paths[p] = id
 	}
 	for _, f := range deleted {
 		delete(paths, f.Path)
