@@ -288,6 +288,9 @@ type result struct {
 	job
 	fd   store.FileData
 	same bool // content hash unchanged: only the stat changed
+	// stored holds the file's references as stored before this run, when it
+	// had any rows: phase 2 turns them into fd.Refs with ReplaceRefs.
+	stored []store.Ref
 }
 
 // batchFiles is how many files one write transaction holds during a large
@@ -359,8 +362,14 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			if before, err = w.EntityKeys(ctx, r.fd.File.ID); err != nil {
 				return err
 			}
+			if r.stored, err = st.RefsTx(ctx, w.Tx(), []int64{r.fd.File.ID}, nil); err != nil {
+				return err
+			}
+			err = w.ReplaceEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs)
+		} else {
+			err = w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, false)
 		}
-		if err := w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, r.old != nil); err != nil {
+		if err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
 		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole); err != nil {
@@ -464,7 +473,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 					sum.Resolved++
 				}
 			}
-			if err := w.PutRefs(ctx, r.fd.Refs); err != nil {
+			if r.old != nil {
+				err = w.ReplaceRefs(ctx, r.stored, r.fd.Refs)
+				r.stored = nil
+			} else {
+				err = w.PutRefs(ctx, r.fd.Refs)
+			}
+			if err != nil {
 				return fmt.Errorf("index %s: %w", r.cand.rel, err)
 			}
 			sum.Entities += len(r.fd.Entities)
