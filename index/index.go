@@ -115,7 +115,11 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			deleted = append(deleted, f)
 		}
 	}
-	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
+	ids := make(map[string]int64, len(tracked))
+	for p, f := range tracked {
+		ids[p] = f.ID
+	}
+	if err := apply(ctx, st, opts, ids, work, deleted, &sum); err != nil {
 		return sum, err
 	}
 	// Only a full run re-analyzes everything, so only it records the
@@ -149,7 +153,9 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		return Summary{}, err
 	}
 	defer unlock()
-	tracked, err := st.Files(ctx)
+	// Paths and ids of all files (for the resolver); full rows only of the
+	// files at hand.
+	tracked, err := st.PathIDs(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -165,7 +171,13 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 			sum.Unsupported++
 			continue
 		}
-		old, wasTracked := tracked[rel]
+		var old store.File
+		wasTracked := false
+		if _, ok := tracked[rel]; ok {
+			if old, wasTracked, err = st.FileByPath(ctx, rel); err != nil {
+				return sum, err
+			}
+		}
 		var c candidate
 		if ch.Content != nil {
 			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: int64(len(ch.Content)), mtime: time.Now().UnixNano()}
@@ -276,6 +288,9 @@ type result struct {
 	job
 	fd   store.FileData
 	same bool // content hash unchanged: only the stat changed
+	// stored holds the file's references as stored before this run, when it
+	// had any rows: phase 2 turns them into fd.Refs with ReplaceRefs.
+	stored []store.Ref
 }
 
 // batchFiles is how many files one write transaction holds during a large
@@ -283,7 +298,8 @@ type result struct {
 // for the write lock is not held up for long.
 const batchFiles = 400
 
-func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]store.File, work []job, deleted []store.File, sum *Summary) error {
+// tracked maps the path of every file stored before this run to its id.
+func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -346,8 +362,14 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			if before, err = w.EntityKeys(ctx, r.fd.File.ID); err != nil {
 				return err
 			}
+			if r.stored, err = st.RefsTx(ctx, w.Tx(), []int64{r.fd.File.ID}, nil); err != nil {
+				return err
+			}
+			err = w.ReplaceEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs)
+		} else {
+			err = w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, false)
 		}
-		if err := w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, r.old != nil); err != nil {
+		if err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
 		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole, r.fd.WholeAside); err != nil {
@@ -397,8 +419,8 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		sum.Deleted++
 	}
 	paths := make(map[string]int64, len(tracked)+len(done))
-	for p, f := range tracked {
-		paths[p] = f.ID
+	for p, id := range tracked {
+		paths[p] = id
 	}
 	for _, f := range deleted {
 		delete(paths, f.Path)
@@ -451,7 +473,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 					sum.Resolved++
 				}
 			}
-			if err := w.PutRefs(ctx, r.fd.Refs); err != nil {
+			if r.old != nil {
+				err = w.ReplaceRefs(ctx, r.stored, r.fd.Refs)
+				r.stored = nil
+			} else {
+				err = w.PutRefs(ctx, r.fd.Refs)
+			}
+			if err != nil {
 				return fmt.Errorf("index %s: %w", r.cand.rel, err)
 			}
 			sum.Entities += len(r.fd.Entities)

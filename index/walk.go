@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -76,37 +77,45 @@ func (w *walker) dir(ctx context.Context, abs string, rel []string, inherited []
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if info, err := os.Stat(abs); err == nil {
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			key := [2]uint64{uint64(st.Dev), uint64(st.Ino)}
-			if w.visited[key] {
-				return nil // a symlink loop or a second link to the same tree
-			}
-			w.visited[key] = true
-		}
-	}
-	entries, err := os.ReadDir(abs)
+	entries, seen, err := readDir(abs)
 	if err != nil {
 		if len(rel) == 0 {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
 		return nil // an unreadable subdirectory is skipped, not fatal
 	}
+	if seen != nil {
+		if w.visited[*seen] {
+			return nil // a symlink loop or a second link to the same tree
+		}
+		w.visited[*seen] = true
+	}
+	hasManifest := false
+	hasIgnore := map[string]bool{}
+	for _, e := range entries {
+		switch name := e.Name(); name {
+		case ".gitignore", ".ctxlsignore":
+			hasIgnore[name] = true
+		default:
+			for _, m := range manifests {
+				if name == m {
+					hasManifest = true
+				}
+			}
+		}
+	}
 	patterns := inherited
+	// Only ignore files the listing holds are opened: trying both names in
+	// every directory was two failed opens per directory of the walk.
 	for _, name := range []string{".gitignore", ".ctxlsignore"} {
+		if !hasIgnore[name] {
+			continue
+		}
 		if ps := readIgnoreFile(filepath.Join(abs, name), rel); len(ps) > 0 {
 			patterns = append(patterns[:len(patterns):len(patterns)], ps...)
 		}
 	}
 	matcher := gitignore.NewMatcher(patterns)
-	hasManifest := false
-	for _, e := range entries {
-		for _, m := range manifests {
-			if e.Name() == m {
-				hasManifest = true
-			}
-		}
-	}
 	for _, e := range entries {
 		name := e.Name()
 		childRel := append(rel[:len(rel):len(rel)], name)
@@ -165,6 +174,26 @@ func (w *walker) dir(ctx context.Context, abs string, rel []string, inherited []
 		})
 	}
 	return nil
+}
+
+// readDir lists a directory sorted by name, like os.ReadDir, and returns
+// its (device, inode) from a stat of the open descriptor (nil where the
+// platform has none), which costs less than a second lookup by path.
+func readDir(abs string) ([]fs.DirEntry, *[2]uint64, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var key *[2]uint64
+	if info, err := f.Stat(); err == nil {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			key = &[2]uint64{uint64(st.Dev), uint64(st.Ino)}
+		}
+	}
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, key, err
 }
 
 // readIgnoreFile parses a gitignore-format file; a missing file yields none.

@@ -27,7 +27,11 @@ const driverName = "sqlite3-ctxls"
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec("PRAGMA mmap_size = 1073741824", nil)
+			// Statement journals and sorts stay in memory: an index write
+			// journals every page each multi-row statement touches, and as
+			// a temp file that was thousands of pwrite calls per update
+			// (docs/decisions/0053).
+			_, err := c.Exec("PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", nil)
 			return err
 		},
 	})

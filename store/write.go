@@ -18,6 +18,7 @@ type Writer struct {
 	delDocs, delEntities, delRefs *sql.Stmt
 	delWhole, delFile, setDst     *sql.Stmt
 	insAside, delAside            *sql.Stmt
+	setRef, delRef                *sql.Stmt
 
 	// nextSeq is the next entities.seq to assign.
 	nextSeq int64
@@ -104,6 +105,8 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		{&w.delEntities, `DELETE FROM entities WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM files WHERE id = ?`},
 		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
+		{&w.setRef, `UPDATE refs SET line = ?, dst_id = ? WHERE rowid = ?`},
+		{&w.delRef, `DELETE FROM refs WHERE rowid = ?`},
 		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
 		{&w.insAside, `INSERT INTO fts_files_aside(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
 	}
@@ -121,7 +124,10 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		cols int
 	}{
 		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
-		{&w.insRef, `INSERT INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
+		// OR FAIL: a failed row ends the whole transaction anyway, and
+		// without ABORT's partial rollback SQLite keeps no statement
+		// journal for the pages the row and its three indexes touch.
+		{&w.insRef, `INSERT OR FAIL INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
 		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
 	}
 	for _, in := range ins {
@@ -144,11 +150,15 @@ func (w *Writer) Commit() error { return classify(w.tx.Commit()) }
 // Rollback discards the writes; it is a no-op after Commit.
 func (w *Writer) Rollback() error { return w.tx.Rollback() }
 
-// clearFile removes a file's entities, references and documents.
-func (w *Writer) clearFile(ctx context.Context, fileID int64) error {
+// clearFile removes a file's entities and documents, and its references
+// unless keepRefs (the caller replaces them with ReplaceRefs).
+func (w *Writer) clearFile(ctx context.Context, fileID int64, keepRefs bool) error {
 	// Full-text rows and references are found through the entities, so
 	// they go first.
 	for _, st := range []*sql.Stmt{w.delDocs, w.delWhole, w.delAside, w.delRefs, w.delEntities} {
+		if st == w.delRefs && keepRefs {
+			continue
+		}
 		if _, err := st.ExecContext(ctx, fileID); err != nil {
 			return classify(err)
 		}
@@ -179,12 +189,22 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 // its file row and references to UpsertFile and PutRefs. Pass replace false
 // for a file known to have nothing stored.
 func (w *Writer) PutEntities(ctx context.Context, fileID int64, ents []Entity, docs []Doc, replace bool) error {
+	return w.putEntities(ctx, fileID, ents, docs, replace, false)
+}
+
+// ReplaceEntities is PutEntities for a stored file whose references the
+// caller read (RefsTx) and will replace with ReplaceRefs: they stay.
+func (w *Writer) ReplaceEntities(ctx context.Context, fileID int64, ents []Entity, docs []Doc) error {
+	return w.putEntities(ctx, fileID, ents, docs, true, true)
+}
+
+func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, docs []Doc, replace, keepRefs bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	ctx = quick(ctx)
 	if replace {
-		if err := w.clearFile(ctx, fileID); err != nil {
+		if err := w.clearFile(ctx, fileID, keepRefs); err != nil {
 			return err
 		}
 	}
@@ -299,7 +319,7 @@ func (w *Writer) PutRefs(ctx context.Context, refs []Ref) error {
 
 // DeleteFile removes a file and everything extracted from it.
 func (w *Writer) DeleteFile(ctx context.Context, fileID int64) error {
-	if err := w.clearFile(ctx, fileID); err != nil {
+	if err := w.clearFile(ctx, fileID, false); err != nil {
 		return err
 	}
 	_, err := w.delFile.ExecContext(ctx, fileID)
