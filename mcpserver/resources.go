@@ -170,21 +170,11 @@ func sessionMarkdown(ctx context.Context, st *store.Store, now time.Time) (strin
 		b.WriteString("None.\n")
 	}
 	for _, f := range files {
-		ents, err := st.EntitiesInFile(ctx, f)
+		line, err := st.FileSummary(ctx, f, 8)
 		if err != nil {
 			return "", err
 		}
-		var names []string
-		for _, e := range ents {
-			if e.Kind != "file" && e.ParentID == e.FileID && len(names) < 8 {
-				names = append(names, e.Name)
-			}
-		}
-		fmt.Fprintf(&b, "- %s", f)
-		if len(names) > 0 {
-			fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
-		}
-		b.WriteByte('\n')
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	b.WriteString("\n## Recent activity (newest first)\n\n")
 	shown := 0
