@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/store"
 )
@@ -114,5 +116,60 @@ func TestFileSectionsKeepUnderCap(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("capped resource lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// BenchmarkFileResource measures one read of a file resource over the
+// in-memory transport, with its rules and memories, next to its parts: the
+// outline and relations alone (the resource before the sections existed),
+// the rules section and the memories section.
+func BenchmarkFileResource(b *testing.B) {
+	root, home := rulesWorkspace(b)
+	ctx := context.Background()
+	srv, err := New(Options{Root: root, Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	const rel = "auth/auth.go"
+	b.Run("resource", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: fileURI(rel)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("outline", func(b *testing.B) {
+		idx, err := srv.store(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, _, err := idx.FileByPath(ctx, rel)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := fileMarkdown(ctx, idx, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for name, section := range map[string]FileSection{"rules": srv.rulesSection, "memories": srv.memoriesSection} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if md, err := section(ctx, root, rel); err != nil || md == "" {
+					b.Fatalf("%q %v", md, err)
+				}
+			}
+		})
 	}
 }
