@@ -248,21 +248,11 @@ func (workingSetSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry
 	var b strings.Builder
 	b.WriteString("Working set (files recently open or edited):\n")
 	for _, f := range files {
-		ents, err := ev.Store.EntitiesInFile(ctx, f)
+		line, err := ev.Store.FileSummary(ctx, f, 8)
 		if err != nil {
 			continue
 		}
-		var names []string
-		for _, e := range ents {
-			if e.Kind != "file" && e.ParentID == e.FileID && len(names) < 8 {
-				names = append(names, e.Name)
-			}
-		}
-		fmt.Fprintf(&b, "- %s", f)
-		if len(names) > 0 {
-			fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
-		}
-		b.WriteByte('\n')
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	if acts, err := ev.Store.RecentActivity(ctx, time.Now().Add(-24*time.Hour), 50); err == nil {
 		var prompts []string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,7 +39,7 @@ func (s *Server) memories(ctx context.Context) (*memory.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ms, err := memory.Open(memory.Options{Root: s.opts.Root, Home: s.opts.MemoryHome, Index: st})
+	ms, err := memory.Open(memory.Options{Root: s.opts.Root, Home: s.opts.Home, Index: st})
 	if err != nil {
 		st.Close()
 		return nil, nil, err
@@ -106,7 +105,7 @@ func (s *Server) memorySearch(ctx context.Context, _ *mcp.CallToolRequest, in Me
 	}
 	defer done()
 	// Edits made outside ctxls are picked up at most this late.
-	if _, err := ms.SyncIfChanged(ctx, 30*time.Second); err != nil {
+	if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil {
 		return nil, out, err
 	}
 	hits, err := ms.Search(ctx, q)

@@ -42,7 +42,7 @@ func (s *Server) registerResources() {
 	}, s.readSession)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: FileTemplate, Name: "file", Title: "ctxls file context", MIMEType: markdown,
-		Description: "One file's entities (outline with signatures), imports, and what it uses and is used by; path relative to the workspace root.",
+		Description: "One file's entities (outline with signatures), imports, what it uses and is used by, the rules and AGENTS.md that apply to it and the memories (gotchas first) attached to it; path relative to the workspace root.",
 	}, s.readFile)
 }
 
@@ -50,12 +50,19 @@ func (s *Server) registerResources() {
 // output cap like tool results (a client may put a resource in the prompt
 // whole).
 func (s *Server) text(uri, md string) *mcp.ReadResourceResult {
-	if limit := s.opts.MaxOutputBytes; len(md) > limit {
-		note := fmt.Sprintf("\n… (cut at %d of %d bytes)\n", limit, len(md))
-		cut := strings.LastIndexByte(md[:max(limit-len(note), 0)], '\n')
-		md = md[:max(cut, 0)] + note
-	}
+	md = cutLines(md, s.opts.MaxOutputBytes)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: markdown, Text: md}}}
+}
+
+// cutLines cuts md at a line boundary to at most limit bytes, with a note
+// saying so.
+func cutLines(md string, limit int) string {
+	if len(md) <= limit {
+		return md
+	}
+	note := fmt.Sprintf("\n… (cut at %d of %d bytes)\n", limit, len(md))
+	cut := strings.LastIndexByte(md[:max(limit-len(note), 0)], '\n')
+	return md[:max(cut, 0)] + note
 }
 
 // autoPath is the language server's auto-context file.
@@ -170,21 +177,11 @@ func sessionMarkdown(ctx context.Context, st *store.Store, now time.Time) (strin
 		b.WriteString("None.\n")
 	}
 	for _, f := range files {
-		ents, err := st.EntitiesInFile(ctx, f)
+		line, err := st.FileSummary(ctx, f, 8)
 		if err != nil {
 			return "", err
 		}
-		var names []string
-		for _, e := range ents {
-			if e.Kind != "file" && e.ParentID == e.FileID && len(names) < 8 {
-				names = append(names, e.Name)
-			}
-		}
-		fmt.Fprintf(&b, "- %s", f)
-		if len(names) > 0 {
-			fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
-		}
-		b.WriteByte('\n')
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	b.WriteString("\n## Recent activity (newest first)\n\n")
 	shown := 0
@@ -281,16 +278,20 @@ func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	for _, section := range s.opts.FileSections {
-		extra, err := section(ctx, s.opts.Root, rel)
+	var extra strings.Builder
+	for _, section := range append(s.builtinSections(), s.opts.FileSections...) {
+		text, err := section(ctx, s.opts.Root, rel)
 		if err != nil {
 			s.log.Sugar().Warnw("mcp: file section failed", "path", rel, "error", err)
 			continue
 		}
-		if extra != "" {
-			md += "\n" + strings.TrimRight(extra, "\n") + "\n"
+		if text != "" {
+			extra.WriteString("\n" + strings.TrimRight(text, "\n") + "\n")
 		}
 	}
+	// The sections are bounded and short; under the cap, a long outline
+	// gives way to them rather than the rules and gotchas to the outline.
+	md = cutLines(md, max(s.opts.MaxOutputBytes-extra.Len(), s.opts.MaxOutputBytes/4)) + extra.String()
 	return s.text(uri, md), nil
 }
 

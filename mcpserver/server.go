@@ -8,8 +8,9 @@
 //   - resources (resources.go): ctxls://context/auto (the language server's
 //     .ctxls/auto-context.md, or one computed from recent activity),
 //     ctxls://context/session (working set and recent activity), and the
-//     template ctxls://context/file/{+path} (a file's entities and relations),
-//     with the working set's files listed as concrete file resources;
+//     template ctxls://context/file/{+path} (a file's entities and relations,
+//     and the rules and memories that apply to it: sections.go), with the
+//     working set's files listed as concrete file resources;
 //   - tools (tools.go): context_query, symbol_lookup, related, each with
 //     typed input and output and a size cap (cap.go);
 //   - a watcher (watch.go) on <root>/.ctxls that turns a new auto-context
@@ -64,12 +65,14 @@ type Options struct {
 	// MaxOutputBytes caps each representation of a tool result (its text
 	// and its structured content); 0 means DefaultMaxOutputBytes.
 	MaxOutputBytes int
-	// FileSections add sections to file resources (rules, memories); each
-	// is called for every file read.
+	// FileSections add sections to file resources after the built-in ones
+	// (the rules and the memories that apply to the file); each is called
+	// for every file read.
 	FileSections []FileSection
-	// MemoryHome is the home directory of the global memory scope
-	// (~/.claude/memory); "" means the user's.
-	MemoryHome string
+	// Home is the user's home directory, where the global memory scope
+	// (~/.claude/memory) and the user's rules (~/.claude/rules) live; ""
+	// means the user's.
+	Home string
 }
 
 // FileSection contributes a markdown section to the resource of one file,

@@ -621,7 +621,7 @@ func TestStateDirectoryReplaced(t *testing.T) {
 
 func TestMemoryTools(t *testing.T) {
 	root := workspace(t, fixture)
-	c := connect(t, Options{Root: root, MemoryHome: t.TempDir()})
+	c := connect(t, Options{Root: root, Home: t.TempDir()})
 
 	var w MemoryRef
 	text, isErr := call(t, c, "memory_write", map[string]any{"type": "gotcha", "title": "Login compares passwords in constant time",

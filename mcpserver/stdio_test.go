@@ -34,18 +34,8 @@ func testBinary(t *testing.T, bin, protocol string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	root := workspace(t, fixture)
-	cmd := exec.Command(bin, "mcp", "--root", root)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	c := &client{updated: make(chan string, 16), listChanged: make(chan struct{}, 16)}
-	cl := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { c.updated <- r.Params.URI },
-	})
-	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
-	}
-	c.ClientSession = cs
+	c, cmd, stderr := startBinary(ctx, t, bin, root, protocol)
+	cs := c.ClientSession
 	if got := cs.InitializeResult().ServerInfo.Name; got != "ctxls" {
 		t.Errorf("server name %q", got)
 	}
@@ -113,5 +103,55 @@ func testBinary(t *testing.T, bin, protocol string) {
 	}
 	if log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log")); !bytes.Contains(log, []byte("mcp: serving")) {
 		t.Errorf("log file lacks the start line: %q", log)
+	}
+}
+
+// startBinary starts `bin mcp --root root` with the environment's extra
+// variables and connects the SDK's client to it over stdio.
+func startBinary(ctx context.Context, t *testing.T, bin, root, protocol string, env ...string) (*client, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, "mcp", "--root", root)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	c := &client{updated: make(chan string, 16), listChanged: make(chan struct{}, 16)}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { c.updated <- r.Params.URI },
+	})
+	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
+	}
+	c.ClientSession = cs
+	return c, cmd, &stderr
+}
+
+// TestBinaryFileRulesAndMemories reads the file template through the built
+// binary: the Go rule and the gotcha for a Go file, not the Go rule for a
+// Markdown file. $HOME is a temporary directory, as the user's rules and
+// global memories live under it.
+func TestBinaryFileRulesAndMemories(t *testing.T) {
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	root, home := rulesWorkspace(t)
+	c, _, stderr := startBinary(ctx, t, bin, root, "", "HOME="+home)
+	defer c.Close()
+	goFile := readText(t, c, "ctxls://context/file/auth/auth.go")
+	for _, want := range []string{"function `auth.Login`", ".cursor/rules/go-style.mdc (cursor rule, `**/*.go` matches)",
+		"Wrap errors with fmt.Errorf and %w.", "- gotcha `gotcha-check-must-compare-in-constant-time` (project, severity high"} {
+		if !strings.Contains(goFile, want) {
+			t.Errorf("Go file resource lacks %q:\n%s", want, goFile)
+		}
+	}
+	md := readText(t, c, "ctxls://context/file/docs/guide.md")
+	if strings.Contains(md, "go-style.mdc") || !strings.Contains(md, "always.mdc") {
+		t.Errorf("Markdown file resource: the Go rule listed or the always rule missing:\n%s", md)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("ctxls mcp wrote to stderr: %q", stderr.String())
 	}
 }

@@ -54,7 +54,7 @@ func (DirectoryAgents) Collect(ctx context.Context, req *Request) ([]collect.Ent
 			continue
 		}
 		seen[rel] = true
-		if text, ok := readTrimmed(req.Root, rel, req.Config.Sources.AgentsMD.MaxChars); ok {
+		if text, ok := ReadTrimmed(req.Root, rel, req.Config.Sources.AgentsMD.MaxChars); ok {
 			out = append(out, collect.Entry{Source: "directory-agents", ID: rel, Priority: collect.Normal,
 				Content: fmt.Sprintf("Instructions for agents in %s (%s):\n%s", dirLabel(path.Dir(rel)), rel, text)})
 		}
@@ -114,7 +114,7 @@ func (DirectoryReadme) Collect(ctx context.Context, req *Request) ([]collect.Ent
 		if !ok {
 			continue
 		}
-		if text, ok := readTrimmed(req.Root, rel, req.Config.Sources.Readme.MaxChars); ok {
+		if text, ok := ReadTrimmed(req.Root, rel, req.Config.Sources.Readme.MaxChars); ok {
 			out = append(out, collect.Entry{Source: "directory-readme", ID: rel, Priority: collect.Low,
 				Content: fmt.Sprintf("README of %s (%s):\n%s", dirLabel(d), rel, text)})
 		}
@@ -158,10 +158,10 @@ func dirLabel(d string) string {
 	return d + "/"
 }
 
-// readTrimmed reads the workspace file rel (at most maxDirFileSize bytes)
+// ReadTrimmed reads the workspace file rel (at most maxDirFileSize bytes)
 // and trims it to max characters, saying where the rest is; ok is false for
 // an unreadable or blank file.
-func readTrimmed(root, rel string, max int) (string, bool) {
+func ReadTrimmed(root, rel string, max int) (string, bool) {
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return "", false

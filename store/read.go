@@ -614,3 +614,23 @@ func scanHits(rows *sql.Rows) ([]Hit, error) {
 	}
 	return out, classify(rows.Err())
 }
+
+// FileSummary returns "path: A, B, …": the file's path and the names of up
+// to names of its top-level entities in source order, or the path alone when
+// it has none. The working set is shown this way (hooks, MCP session).
+func (s *Store) FileSummary(ctx context.Context, path string, names int) (string, error) {
+	ents, err := s.EntitiesInFile(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	var top []string
+	for _, e := range ents {
+		if e.Kind != "file" && e.ParentID == e.FileID && len(top) < names {
+			top = append(top, e.Name)
+		}
+	}
+	if len(top) == 0 {
+		return path, nil
+	}
+	return path + ": " + strings.Join(top, ", "), nil
+}

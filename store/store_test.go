@@ -339,3 +339,36 @@ func TestSchemaVersion1IsRebuiltKeepingSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestFileSummary(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	fd := sampleFile("srv.go", 100)
+	fd.Entities = append(fd.Entities,
+		Entity{ID: 102, FileID: 100, ParentID: 101, Kind: "variable", Name: "inner", QName: "inner", StartLine: 3, EndLine: 3},
+		Entity{ID: 103, FileID: 100, ParentID: 100, Kind: "type", Name: "Server", QName: "http.Server", StartLine: 6, EndLine: 8})
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, fd, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  string
+		names int
+		want  string
+	}{
+		{"srv.go", 8, "srv.go: ListenAndServe, Server"}, // nested entities are left out
+		{"srv.go", 1, "srv.go: ListenAndServe"},
+		{"srv.go", 0, "srv.go"},
+		{"absent.go", 8, "absent.go"},
+	} {
+		if got, err := s.FileSummary(ctx, tc.path, tc.names); err != nil || got != tc.want {
+			t.Errorf("FileSummary(%q, %d) = %q, %v; want %q", tc.path, tc.names, got, err, tc.want)
+		}
+	}
+}

@@ -30,8 +30,10 @@ func newMCPCmd() *cobra.Command {
 		Long: `Mcp runs ctxls's Model Context Protocol server on stdin/stdout for one client
 (Claude Code, or any MCP client). Resources: ctxls://context/auto (the current
 auto-context), ctxls://context/session (working set and recent activity) and
-ctxls://context/file/{+path} (one file's entities and relations), with
-subscriptions. Tools: context_query, symbol_lookup, related.
+ctxls://context/file/{+path} (one file's entities and relations, and the
+rules, nearest AGENTS.md and memories that apply to it), with subscriptions.
+Tools: context_query, symbol_lookup, related, memory_search, memory_write,
+memory_link. The user's rules and global memories are read from $HOME/.claude.
 
 Logs go to --log-file (default <root>/.ctxls/ctxls.log when that directory
 exists), never to stdout, which carries the protocol.`,
