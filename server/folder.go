@@ -67,8 +67,9 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	if srv.opts.Debounce != nil {
 		debounce = *srv.opts.Debounce
 	}
+	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
-		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log,
+		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
 		OnWrite: func(snap *engine.Snapshot) {
 			srv.notify("ctxls/status", status{Root: root, State: "ready", Entities: snap.Entities, ContextTokens: snap.Tokens, ContextBytes: snap.Bytes, ContextFile: engine.MarkdownFile(root)})
 		},
