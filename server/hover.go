@@ -40,7 +40,7 @@ type hoverTarget struct {
 type hoverPart func(ctx context.Context, f *folder, t *hoverTarget) string
 
 func (s *Server) hoverParts() []hoverPart {
-	return []hoverPart{hoverHeader, hoverUsedBy, hoverRelated}
+	return []hoverPart{hoverHeader, hoverMemories, hoverUsedBy, hoverRelated}
 }
 
 func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
