@@ -292,10 +292,20 @@ func (e *Engine) Record(a Activity) {
 	e.mu.Lock()
 	changed := e.remember(a, true)
 	e.mu.Unlock()
-	if changed {
+	switch {
+	case !changed:
+	case (a.Type == SymbolHover || a.Type == VisibleRange) && e.opts.Debounce < glanceDelay:
+		// Hovers and scrolling come in bursts as the person looks around;
+		// each would start a full retrieval competing with the next hover.
+		e.scheduleIn(glanceDelay)
+	default:
 		e.schedule()
 	}
 }
+
+// glanceDelay is the least quiet time after a hover or a scroll before a
+// rewrite, whatever the debounce: a burst of them costs one rewrite.
+const glanceDelay = 100 * time.Millisecond
 
 // remember updates the memory and reports whether the context may change
 // (a hover on the symbol hovered last, or scrolling within the same view,
@@ -430,11 +440,16 @@ func (e *Engine) schedule() {
 		e.poke()
 		return
 	}
+	e.scheduleIn(e.opts.Debounce)
+}
+
+// scheduleIn arranges a rewrite after d of quiet.
+func (e *Engine) scheduleIn(d time.Duration) {
 	e.mu.Lock()
 	if e.timer == nil {
-		e.timer = time.AfterFunc(e.opts.Debounce, e.poke)
+		e.timer = time.AfterFunc(d, e.poke)
 	} else {
-		e.timer.Reset(e.opts.Debounce)
+		e.timer.Reset(d)
 	}
 	e.mu.Unlock()
 }

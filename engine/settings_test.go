@@ -186,3 +186,33 @@ func TestAutoContextMarkdownRenders(t *testing.T) {
 		t.Errorf("auto-context markdown has two blank lines in a row:\n%q", snap.Markdown)
 	}
 }
+
+func TestHoverBurstCostsOneRewrite(t *testing.T) {
+	root, st := indexed(t)
+	writes := make(chan *Snapshot, 16)
+	e := New(Options{Root: root, Store: st, Config: config.Default(), OnWrite: func(s *Snapshot) { writes <- s }})
+	defer e.Close()
+	for _, sym := range []string{"Login", "issueToken", "AuthService", "Invoice", "Render"} {
+		e.Record(Activity{Type: SymbolHover, Path: "auth/service.go", Symbol: sym, Line: 1})
+	}
+	select {
+	case s := <-writes:
+		if !strings.Contains(strings.Join(s.Why, ";"), "hovered Render") {
+			t.Errorf("the write after the burst lacks the last hover: %v", s.Why)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no write after a burst of hovers")
+	}
+	time.Sleep(300 * time.Millisecond)
+	// A loaded machine may split the burst once.
+	if n := len(writes); n > 1 {
+		t.Errorf("five hovers in a burst wrote %d more times", n)
+	}
+	// An edit is written at once (debounce 0), without the hover delay.
+	e.Record(Activity{Type: FileEdit, Path: "auth/service.go", ChangedSymbols: []string{"Login"}})
+	select {
+	case <-writes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no write after an edit")
+	}
+}
