@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +21,11 @@ import (
 // so no rewrite follows: this is the part of didChange → auto-context that
 // happens before the engine.
 func BenchmarkDidChange(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT:", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Skip("GOROOT/src/net/http/server.go:", err)
 	}
