@@ -36,12 +36,18 @@ const (
 	FileClose   ActivityType = "file_close"
 	SymbolHover ActivityType = "symbol_hover"
 	Selection   ActivityType = "selection"
+	// VisibleRange is code scrolled into view: weaker than a selection.
+	VisibleRange ActivityType = "visible_range"
 )
+
+// visibleRangeWeight is the relevance of code in view: below a selection or
+// hover (0.85), which are deliberate, and an open (0.8).
+const visibleRangeWeight = 0.6
 
 // Valid reports whether t is one of the known activity types.
 func (t ActivityType) Valid() bool {
 	switch t {
-	case FileOpen, FileEdit, FileClose, SymbolHover, Selection:
+	case FileOpen, FileEdit, FileClose, SymbolHover, Selection, VisibleRange:
 		return true
 	}
 	return false
@@ -88,6 +94,51 @@ type Options struct {
 	OnWrite func(*Snapshot)
 	// Session tags recorded activity; empty for the editor.
 	Session string
+	// Settings are the editor's initial settings; nil is DefaultSettings.
+	Settings *Settings
+}
+
+// Settings are the editor's overrides of the workspace configuration
+// (the extension's settings, docs/decisions/0044): applied over
+// .ctxls/config.yaml for as long as the editor is connected.
+type Settings struct {
+	// Enabled false stops rewriting the auto-context files.
+	Enabled bool
+	// MaxTokens is the context budget; 0 keeps retrieval.maxTokens.
+	MaxTokens int
+	// MinRelevance is the relevance gate in [0, 1]; negative keeps
+	// retrieval.minRelevance.
+	MinRelevance float64
+	Triggers     Triggers
+}
+
+// Triggers say which activity and message evidence become triggers.
+type Triggers struct {
+	FileOpen bool // file_open activity
+	FileEdit bool // file_edit activity (and the Editing section)
+	// Selection covers selection, symbol_hover and visible_range.
+	Selection       bool
+	SymbolMention   bool // a message's symbol mentions
+	ImplicitQueries bool // a message's free text and questions
+}
+
+// DefaultSettings are the settings of an editor that sent none: everything
+// on, the configuration's budget and gate.
+func DefaultSettings() Settings {
+	return Settings{Enabled: true, MinRelevance: -1, Triggers: Triggers{true, true, true, true, true}}
+}
+
+// allows reports whether activity of type t becomes a trigger.
+func (t Triggers) allows(a ActivityType) bool {
+	switch a {
+	case FileOpen:
+		return t.FileOpen
+	case FileEdit:
+		return t.FileEdit
+	case SymbolHover, Selection, VisibleRange:
+		return t.Selection
+	}
+	return true
 }
 
 // Snapshot is one computed auto-context: the content of auto-context.json.
@@ -140,6 +191,7 @@ type Engine struct {
 	pending []store.Activity
 	last    *Snapshot
 	timer   *time.Timer
+	set     Settings
 
 	entities atomic.Int64
 	// generation counts index changes; retrieval results are reused while
@@ -164,7 +216,11 @@ func New(opts Options) *Engine {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
-	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, kick: make(chan struct{}, 1), record: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	set := DefaultSettings()
+	if opts.Settings != nil {
+		set = *opts.Settings
+	}
+	e := &Engine{opts: opts, log: opts.Log, st: opts.Store, set: set, kick: make(chan struct{}, 1), record: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go e.loop()
 	return e
 }
@@ -175,6 +231,18 @@ func (e *Engine) SetStore(st *store.Store) {
 	e.st = st
 	e.mu.Unlock()
 	e.IndexChanged()
+}
+
+// SetSettings applies the editor's settings and rewrites the auto-context
+// under them.
+func (e *Engine) SetSettings(set Settings) {
+	e.mu.Lock()
+	changed := e.set != set
+	e.set = set
+	e.mu.Unlock()
+	if changed {
+		e.schedule()
+	}
 }
 
 // IndexChanged tells the engine the index was updated, so that the next
@@ -222,13 +290,27 @@ func (e *Engine) Record(a Activity) {
 		a.At = time.Now()
 	}
 	e.mu.Lock()
-	e.remember(a, true)
+	changed := e.remember(a, true)
 	e.mu.Unlock()
-	e.schedule()
+	switch {
+	case !changed:
+	case (a.Type == SymbolHover || a.Type == VisibleRange) && e.opts.Debounce < glanceDelay:
+		// Hovers and scrolling come in bursts as the person looks around;
+		// each would start a full retrieval competing with the next hover.
+		e.scheduleIn(glanceDelay)
+	default:
+		e.schedule()
+	}
 }
 
-// remember updates the memory; e.mu is held.
-func (e *Engine) remember(a Activity, record bool) {
+// glanceDelay is the least quiet time after a hover or a scroll before a
+// rewrite, whatever the debounce: a burst of them costs one rewrite.
+const glanceDelay = 100 * time.Millisecond
+
+// remember updates the memory and reports whether the context may change
+// (a hover on the symbol hovered last, or scrolling within the same view,
+// changes nothing a rewrite would show); e.mu is held.
+func (e *Engine) remember(a Activity, record bool) bool {
 	if record {
 		syms := a.ChangedSymbols
 		if a.Symbol != "" {
@@ -239,8 +321,12 @@ func (e *Engine) remember(a Activity, record bool) {
 	if a.Type == FileClose {
 		if e.active == a.Path {
 			e.active = ""
+			return true
 		}
-		return
+		return false
+	}
+	if !e.set.Triggers.allows(a.Type) {
+		return false
 	}
 	m := memo{path: a.Path, at: a.At}
 	w := analyzer.DefaultWeights
@@ -285,12 +371,24 @@ func (e *Engine) remember(a Activity, record bool) {
 			}
 		}
 		m.why = "selected code in " + a.Path
+	case VisibleRange:
+		if a.Line > 0 {
+			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerFileOpen, Relevance: visibleRangeWeight, Query: a.Path, Line: a.Line})
+		}
+		m.why = "viewing " + a.Path
 	}
 	if len(m.triggers) == 0 {
-		return
+		return false
 	}
-	if a.Type != SymbolHover && a.Type != Selection || e.active == "" {
+	active := e.active
+	if a.Type != SymbolHover && a.Type != Selection && a.Type != VisibleRange || e.active == "" {
 		e.active = a.Path
+	}
+	if len(e.memory) > 0 && e.memory[0].why == m.why && e.active == active && sameMemo(e.memory[0], m) {
+		// The newest reason again, unchanged: keep it fresh, nothing to
+		// rewrite. An edit always rewrites: its buffer changed.
+		e.memory[0].at = m.at
+		return m.edit
 	}
 	// The same reason again moves to the front instead of piling up.
 	kept := e.memory[:0]
@@ -303,6 +401,20 @@ func (e *Engine) remember(a Activity, record bool) {
 	if len(e.memory) > memorySize {
 		e.memory = e.memory[:memorySize]
 	}
+	return true
+}
+
+// sameMemo reports whether two memos carry the same triggers.
+func sameMemo(a, b memo) bool {
+	if len(a.triggers) != len(b.triggers) || a.line != b.line {
+		return false
+	}
+	for i := range a.triggers {
+		if a.triggers[i] != b.triggers[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Message takes a message the person sent to the assistant.
@@ -328,11 +440,16 @@ func (e *Engine) schedule() {
 		e.poke()
 		return
 	}
+	e.scheduleIn(e.opts.Debounce)
+}
+
+// scheduleIn arranges a rewrite after d of quiet.
+func (e *Engine) scheduleIn(d time.Duration) {
 	e.mu.Lock()
 	if e.timer == nil {
-		e.timer = time.AfterFunc(e.opts.Debounce, e.poke)
+		e.timer = time.AfterFunc(d, e.poke)
 	} else {
-		e.timer.Reset(e.opts.Debounce)
+		e.timer.Reset(d)
 	}
 	e.mu.Unlock()
 }
@@ -365,6 +482,9 @@ func (e *Engine) loop() {
 		case <-e.done:
 			return
 		case <-e.kick:
+			if !e.enabled() {
+				continue
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if _, err := e.Refresh(ctx); err != nil {
 				e.log.Warn("auto-context", zap.String("root", e.opts.Root), zap.Error(err))
@@ -393,6 +513,12 @@ func (e *Engine) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	e.flushActivity(ctx)
+}
+
+func (e *Engine) enabled() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.set.Enabled
 }
 
 // Last returns the most recently written snapshot, or nil.
@@ -429,12 +555,13 @@ type state struct {
 	active   string
 	message  string
 	triggers []analyzer.Trigger
+	set      Settings
 }
 
 func (e *Engine) state(now time.Time) state {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := state{st: e.st, active: e.active}
+	s := state{st: e.st, active: e.active, set: e.set}
 	for _, m := range e.memory {
 		if now.Sub(m.at) <= memoryTTL {
 			s.memory = append(s.memory, m)
@@ -443,6 +570,18 @@ func (e *Engine) state(now time.Time) state {
 	}
 	if e.message != "" && now.Sub(e.msgAt) <= memoryTTL {
 		s.message = e.message
+	}
+	if !s.set.Triggers.FileEdit {
+		// Edits remembered before the switch was turned off.
+		kept := s.memory[:0:0]
+		s.triggers = nil
+		for _, m := range s.memory {
+			if !m.edit {
+				kept = append(kept, m)
+				s.triggers = append(s.triggers, m.triggers...)
+			}
+		}
+		s.memory = kept
 	}
 	return s
 }
@@ -466,6 +605,10 @@ func (e *Engine) Refresh(ctx context.Context) (*Snapshot, error) {
 	e.mu.Lock()
 	e.last = snap
 	e.mu.Unlock()
+	if !s.set.Enabled {
+		// Disabled: answer ctxls/context, leave the files alone.
+		return snap, nil
+	}
 	if err := write(e.opts.Root, snap); err != nil {
 		return nil, err
 	}
@@ -485,6 +628,9 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 		snap.Why = append(snap.Why, "asked: "+oneLine(s.message, 80))
 	}
 	budget := e.opts.Config.Retrieval.MaxTokens
+	if s.set.MaxTokens > 0 {
+		budget = s.set.MaxTokens
+	}
 	if budget <= 0 {
 		budget = 4000
 	}
@@ -502,16 +648,26 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 		snap.Abstained, snap.Reason = true, "no editor activity yet"
 	default:
 		req := retrieval.Request{Text: s.message, Triggers: s.triggers, ActiveFiles: e.seeds(ctx, s), EntitiesOnly: true, Limit: 12, MinRelevance: -1}
+		if !s.set.Triggers.SymbolMention {
+			req.DropMessageTriggers = append(req.DropMessageTriggers, analyzer.TriggerSymbol)
+		}
+		if !s.set.Triggers.ImplicitQueries {
+			req.DropMessageTriggers = append(req.DropMessageTriggers, analyzer.TriggerImplicit)
+			req.NoMessageTerms = true
+		}
 		if len(s.triggers) == 0 {
 			// Only a message: the relevance gate decides, as for a prompt.
 			req.MinRelevance = e.opts.Config.Retrieval.MinRelevance
+			if s.set.MinRelevance >= 0 {
+				req.MinRelevance = s.set.MinRelevance
+			}
 		}
 		// While typing in one function, the reasons, seeds and index stay
 		// the same from keystroke to keystroke: only the Editing section
 		// changes, and retrieval's answer can be reused. The budget is
 		// rounded so that a growing excerpt does not change the key.
 		maxTokens := max(budget-(editTokens+255)/256*256, budget/2)
-		key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance)
+		key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g\x00%v%v", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance, req.DropMessageTriggers, req.NoMessageTerms)
 		rc := e.cache.rc
 		if key != e.cache.key || rc == nil {
 			resp, err := retrieval.Query(ctx, s.st, req)
@@ -529,7 +685,7 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 		snap.Abstained, snap.Reason = rc.Abstained && len(editing.Items) == 0, rc.Reason
 		if !rc.Abstained {
 			snap.Sections = rc.Sections
-			body = strings.TrimSuffix(strings.TrimPrefix(rc.Markdown, "<auto-context>\n"), "</auto-context>\n")
+			body = retrieval.UnwrapContext(rc.Markdown)
 		}
 	}
 	if len(editing.Items) > 0 {
@@ -542,9 +698,7 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 	if len(snap.Why) > 0 {
 		fmt.Fprintf(&md, "<!-- why: %s -->\n", strings.ReplaceAll(strings.Join(snap.Why, "; "), "--", "- -"))
 	}
-	md.WriteString("<auto-context>\n")
-	md.WriteString(body)
-	md.WriteString("</auto-context>\n")
+	md.WriteString(retrieval.WrapContext(body))
 	snap.Markdown = md.String()
 	snap.Bytes = len(snap.Markdown)
 	snap.Tokens = retrieval.EstimateTokens(snap.Markdown)

@@ -34,7 +34,7 @@ export function viewPosition(visible: readonly LineRange[], cursor: Position): P
 
 /**
  * ActivityForwarder sends ctxls/activity for the active editor (file_open),
- * non-empty selections and visible ranges (both as selection, debounced).
+ * non-empty selections (selection) and scrolling (visible_range), debounced.
  * Open, edit and close reach the server as standard didOpen/didChange/didClose.
  */
 export class ActivityForwarder implements vscode.Disposable {
@@ -103,7 +103,7 @@ export class ActivityForwarder implements vscode.Disposable {
 		}
 		this.lastView = key;
 		this.send({
-			type: "selection",
+			type: "visible_range",
 			filePath: e.textEditor.document.uri.fsPath,
 			position: pos,
 			timestamp: new Date().toISOString(),

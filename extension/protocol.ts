@@ -16,8 +16,11 @@ export const ServerCommand = {
 	reindex: "ctxls.reindex",
 } as const;
 
-/** The kinds of editor activity the server turns into triggers. */
-export type ActivityType = "file_open" | "file_edit" | "file_close" | "symbol_hover" | "selection";
+/**
+ * The kinds of editor activity the server turns into triggers. visible_range
+ * is code scrolled into view: weaker than a selection (docs/protocol.md).
+ */
+export type ActivityType = "file_open" | "file_edit" | "file_close" | "symbol_hover" | "selection" | "visible_range";
 
 /** A zero-based LSP position. */
 export interface Position {

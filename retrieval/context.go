@@ -93,7 +93,7 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 		return out, nil
 	}
 	src := newSourceCache(opts.Root)
-	budget := opts.MaxTokens - EstimateTokens("<auto-context>\n</auto-context>\n") - 40
+	budget := opts.MaxTokens - EstimateTokens(WrapContext("")) - 40
 	sections := map[string]*Section{}
 	var order []string
 	seen := map[int64]bool{}
@@ -254,20 +254,44 @@ func RenderItem(it *Item) string {
 }
 
 func render(c *Context) string {
-	var b strings.Builder
-	b.WriteString("<auto-context>\n")
 	if c.Abstained {
-		b.WriteString("</auto-context>\n")
-		return b.String()
+		return WrapContext("")
 	}
+	var b strings.Builder
 	for _, s := range c.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		for i := range s.Items {
 			b.WriteString(s.Items[i].text)
 		}
 	}
-	b.WriteString("</auto-context>\n")
-	return b.String()
+	return WrapContext(b.String())
+}
+
+// Tags around an auto-context.
+const (
+	contextOpen  = "<auto-context>\n"
+	contextClose = "</auto-context>\n"
+)
+
+// WrapContext encloses a markdown body in <auto-context> tags, with a blank
+// line after the opening tag and before the closing one: without them a
+// CommonMark renderer takes the tag and the next heading for one HTML block
+// and shows "## Editing" as raw text.
+func WrapContext(body string) string {
+	body = strings.Trim(body, "\n")
+	if body == "" {
+		return contextOpen + contextClose
+	}
+	return contextOpen + "\n" + body + "\n\n" + contextClose
+}
+
+// UnwrapContext returns the body WrapContext enclosed (without the blank
+// lines around it), or md unchanged when it is not wrapped.
+func UnwrapContext(md string) string {
+	if !strings.HasPrefix(md, contextOpen) || !strings.HasSuffix(md, contextClose) {
+		return md
+	}
+	return strings.Trim(md[len(contextOpen):len(md)-len(contextClose)], "\n")
 }
 
 func firstLines(s string, n int) string {

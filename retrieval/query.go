@@ -20,6 +20,7 @@ import (
 	"context"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +47,12 @@ type Request struct {
 	// callers that assemble context from entities: it saves a whole-file
 	// search per term.
 	EntitiesOnly bool
+	// DropMessageTriggers are trigger types not taken from Text (an
+	// editor's switches: no symbol mentions, no implicit questions).
+	DropMessageTriggers []analyzer.TriggerType
+	// NoMessageTerms stops Text's plain words from being searched: only
+	// the triggers found in it count.
+	NoMessageTerms bool
 }
 
 // Signals are the evidence behind a score, for --explain.
@@ -170,9 +177,18 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	resp := &Response{Terms: map[string]float64{}}
 	messageTriggers := analyzer.Message(req.Text)
+	if len(req.DropMessageTriggers) > 0 {
+		kept := messageTriggers[:0]
+		for _, tr := range messageTriggers {
+			if !slices.Contains(req.DropMessageTriggers, tr.Type) {
+				kept = append(kept, tr)
+			}
+		}
+		messageTriggers = kept
+	}
 	triggers := append(messageTriggers, req.Triggers...)
 	resp.Triggers = triggers
-	if req.MinRelevance > 0 && len(messageTriggers) == 0 && len(analyzer.Terms(req.Text)) == 0 {
+	if req.MinRelevance > 0 && len(messageTriggers) == 0 && (req.NoMessageTerms || len(analyzer.Terms(req.Text)) == 0) {
 		// "thanks", "ok", "hi": nothing in the message to look up.
 		resp.Abstain, resp.Reason = true, "the message names nothing to look up"
 		return resp, nil
@@ -182,7 +198,9 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// a trigger names count more.
 	weights := map[string]float64{}
 	an := analyzer.New()
-	an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1) })
+	if !req.NoMessageTerms {
+		an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1) })
+	}
 	for _, tr := range triggers {
 		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
 			an.Each(tr.Query, func(t string) { weights[t] = math.Max(weights[t], 1+tr.Relevance) })

@@ -35,9 +35,9 @@ func (s *Server) activity(ctx context.Context, raw json.RawMessage) (any, error)
 		return nil, nil
 	}
 	abs := pathOf(p.FilePath)
-	f, rel := s.folderFor(abs)
+	f, rel := s.sourceFolderFor(abs)
 	if f == nil {
-		s.log.Debug("ctxls/activity outside every folder", zap.String("path", abs))
+		s.log.Debug("ctxls/activity outside every folder or in its .ctxls", zap.String("path", abs))
 		return nil, nil
 	}
 	a := engine.Activity{Type: t, Path: rel, ChangedSymbols: p.ChangedSymbols, Text: p.Text, At: parseTimestamp(p.Timestamp)}

@@ -40,10 +40,11 @@ type folder struct {
 	pending    map[string]*[]byte // rel → buffer content, or nil for "from disk"
 	flushTimer *time.Timer
 
-	watcher *watcher
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	watcher  *watcher
+	memories memories
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) {
@@ -63,12 +64,14 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	}
 	fctx, cancel := context.WithCancel(srv.ctx)
 	f := &folder{srv: srv, root: root, cfg: cfg, log: srv.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
+	f.memories.f = f
 	debounce := cfg.ServeDebounce()
 	if srv.opts.Debounce != nil {
 		debounce = *srv.opts.Debounce
 	}
+	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
-		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log,
+		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
 		OnWrite: func(snap *engine.Snapshot) {
 			srv.notify("ctxls/status", status{Root: root, State: "ready", Entities: snap.Entities, ContextTokens: snap.Tokens, ContextBytes: snap.Bytes, ContextFile: engine.MarkdownFile(root)})
 		},
@@ -100,6 +103,7 @@ func (f *folder) start() {
 		}
 	}
 	if f.srv.opts.NoIndex {
+		f.memories.store() // the first hover finds the memories synced
 		return
 	}
 	f.wg.Add(1)
@@ -108,6 +112,7 @@ func (f *folder) start() {
 		if _, err := f.reindex(f.ctx); err != nil && f.ctx.Err() == nil {
 			f.log.Error("index", zap.Error(err))
 		}
+		f.memories.store()
 	}()
 }
 

@@ -40,7 +40,7 @@ type hoverTarget struct {
 type hoverPart func(ctx context.Context, f *folder, t *hoverTarget) string
 
 func (s *Server) hoverParts() []hoverPart {
-	return []hoverPart{hoverHeader, hoverUsedBy, hoverRelated}
+	return []hoverPart{hoverHeader, hoverMemories, hoverUsedBy, hoverRelated}
 }
 
 func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -62,6 +62,11 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	} else {
 		return nil, nil
 	}
+	if inStateDir(rel) {
+		// The auto-context (or its preview): a word in it is looked up in
+		// the index, never among the preview's own headings.
+		local = nil
+	}
 	word, line := wordAt(text, p.Position)
 	if word == "" {
 		return nil, nil
@@ -70,7 +75,9 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil || t == nil {
 		return nil, err
 	}
-	f.eng.Record(engine.Activity{Type: engine.SymbolHover, Path: rel, Symbol: word, Line: line})
+	if !inStateDir(rel) {
+		f.eng.Record(engine.Activity{Type: engine.SymbolHover, Path: rel, Symbol: word, Line: line})
+	}
 	var parts []string
 	for _, part := range s.hoverParts() {
 		if txt := part(ctx, f, t); txt != "" {

@@ -21,12 +21,21 @@ type initializeParams struct {
 	RootURI          string                     `json:"rootUri"`
 	RootPath         string                     `json:"rootPath"`
 	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	// InitializationOptions are the editor's settings (settings.go).
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
 }
 
 func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p initializeParams
 	if err := decode(raw, &p); err != nil {
 		return nil, err
+	}
+	if set, err := parseSettings(p.InitializationOptions); err != nil {
+		s.log.Warn("initializationOptions ignored", zap.Error(err))
+	} else {
+		s.mu.Lock()
+		s.settings = set
+		s.mu.Unlock()
 	}
 	var roots []string
 	for _, wf := range p.WorkspaceFolders {

@@ -27,6 +27,8 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -70,9 +72,11 @@ type Server struct {
 	// queue serialises messages in arrival order (see dispatch).
 	queue chan queued
 
-	mu        sync.RWMutex
-	folders   []*folder
-	docs      map[protocol.DocumentURI]*document
+	mu      sync.RWMutex
+	folders []*folder
+	docs    map[protocol.DocumentURI]*document
+	// settings are the editor's (initializationOptions, didChangeConfiguration).
+	settings  engine.Settings
 	extractor *symbols.Extractor // used by the ordered worker only
 
 	ctx    context.Context
@@ -97,7 +101,7 @@ func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
 		opts: opts, log: opts.Log, exited: make(chan struct{}), queue: make(chan queued, 256),
-		docs: map[protocol.DocumentURI]*document{}, extractor: symbols.NewExtractor(), ctx: ctx, cancel: cancel,
+		docs: map[protocol.DocumentURI]*document{}, settings: engine.DefaultSettings(), extractor: symbols.NewExtractor(), ctx: ctx, cancel: cancel,
 	}
 }
 
@@ -184,7 +188,7 @@ func (s *Server) handlers() map[string]handler {
 		"workspace/symbol":                    s.workspaceSymbol,
 		"workspace/didChangeWatchedFiles":     s.didChangeWatchedFiles,
 		"workspace/didChangeWorkspaceFolders": s.didChangeWorkspaceFolders,
-		"workspace/didChangeConfiguration":    func(context.Context, json.RawMessage) (any, error) { return nil, nil },
+		"workspace/didChangeConfiguration":    s.didChangeConfiguration,
 		"workspace/executeCommand":            s.executeCommand,
 		"ctxls/activity":                      s.activity,
 		"ctxls/message":                       s.message,
@@ -345,6 +349,24 @@ func (s *Server) folderFor(abs string) (*folder, string) {
 		}
 	}
 	return best, bestRel
+}
+
+// sourceFolderFor is folderFor for documents and activity: a path under a
+// folder's state directory (<root>/.ctxls/, the auto-context and its
+// preview) belongs to no folder, so that ctxls's own output is never indexed
+// or taken for what the person works on, whatever the editor sends.
+func (s *Server) sourceFolderFor(abs string) (*folder, string) {
+	f, rel := s.folderFor(abs)
+	if inStateDir(rel) {
+		return nil, ""
+	}
+	return f, rel
+}
+
+// inStateDir reports whether rel (slash-separated, relative to a folder
+// root) is the state directory or inside it.
+func inStateDir(rel string) bool {
+	return rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/")
 }
 
 func (s *Server) allFolders() []*folder {

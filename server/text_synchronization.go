@@ -19,7 +19,7 @@ func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, err
 	}
 	abs := pathOf(string(p.TextDocument.URI))
-	f, rel := s.folderFor(abs)
+	f, rel := s.sourceFolderFor(abs)
 	d := &document{uri: p.TextDocument.URI, abs: abs, rel: rel, folder: f, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
 	s.parse(ctx, d, nil)
 	s.mu.Lock()
@@ -47,8 +47,12 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 	text := d.text
 	tree := d.tree
 	var spans [][2]int
+	var edits []sitter.EditInput
 	for _, ch := range p.ContentChanges {
 		newText, te, from, to := apply(text, ch)
+		if te != nil {
+			edits = append(edits, *te)
+		}
 		if te == nil {
 			// A whole-document replacement: parse from scratch.
 			if tree != nil {
@@ -62,7 +66,11 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 		spans = append(spans, [2]int{from, to})
 	}
 	nd := &document{uri: d.uri, abs: d.abs, rel: d.rel, folder: d.folder, version: p.TextDocument.Version, text: text, tree: tree, dirty: true}
-	s.parse(ctx, nd, tree)
+	if len(edits) == 1 && len(p.ContentChanges) == 1 && tree != nil && d.syms != nil {
+		s.parseEdit(ctx, nd, tree, d.syms, edits[0])
+	} else {
+		s.parse(ctx, nd, tree)
+	}
 	s.mu.Lock()
 	s.docs[d.uri] = nd
 	s.mu.Unlock()
@@ -110,6 +118,22 @@ func (s *Server) parse(ctx context.Context, d *document, old *sitter.Tree) {
 	s.log.Debug("parsed buffer", zap.String("path", d.abs), zap.Int("bytes", len(d.text)), zap.Bool("incremental", old != nil), zap.Duration("took", time.Since(start)))
 }
 
+// parseEdit is parse for one edit of a parsed document: the declarations of
+// prev are reused when the edit stays inside one function body
+// (symbols.ExtractEdit), the common case while typing.
+func (s *Server) parseEdit(ctx context.Context, d *document, old *sitter.Tree, prev *symbols.File, edit sitter.EditInput) {
+	d.tree, d.syms = nil, nil
+	defer old.Close()
+	start := time.Now()
+	f, tree, reused, err := s.extractor.ExtractEdit(ctx, d.abs, old, prev, edit, d.text)
+	if err != nil {
+		s.log.Warn("parse buffer", zap.String("path", d.abs), zap.Error(err))
+		return
+	}
+	d.tree, d.syms = tree, f
+	s.log.Debug("parsed buffer", zap.String("path", d.abs), zap.Int("bytes", len(d.text)), zap.Bool("reused", reused), zap.Duration("took", time.Since(start)))
+}
+
 func (s *Server) didSave(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p protocol.DidSaveTextDocumentParams
 	if err := decode(raw, &p); err != nil {
@@ -121,7 +145,7 @@ func (s *Server) didSave(ctx context.Context, raw json.RawMessage) (any, error) 
 		d.dirty = false
 	}
 	s.mu.Unlock()
-	if f, rel := s.folderFor(abs); f != nil {
+	if f, rel := s.sourceFolderFor(abs); f != nil {
 		// The saved file is the truth now: index it from disk.
 		f.queueUpdate(rel, nil)
 	}

@@ -136,6 +136,9 @@ func (w *watcher) file(abs string) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
+	if strings.HasPrefix(rel, "..") || inStateDir(rel) {
+		return
+	}
 	if w.f.srv.openDirty(w.f, rel) {
 		return // the editor's buffer is newer than the disk
 	}
@@ -167,7 +170,7 @@ func (s *Server) didChangeWatchedFiles(ctx context.Context, raw json.RawMessage)
 	}
 	for _, ch := range p.Changes {
 		abs := pathOf(string(ch.URI))
-		f, rel := s.folderFor(abs)
+		f, rel := s.sourceFolderFor(abs)
 		if f == nil || rel == "" {
 			continue
 		}

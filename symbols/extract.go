@@ -60,13 +60,7 @@ func (x *Extractor) ExtractIncremental(ctx context.Context, path string, old *si
 	if err != nil {
 		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
 	}
-	p := x.parsers[lang.Name]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(lang.grammar())
-		x.parsers[lang.Name] = p
-	}
-	tree, err := p.ParseCtx(ctx, old, src)
+	tree, err := x.parser(lang).ParseCtx(ctx, old, src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
 	}

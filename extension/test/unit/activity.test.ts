@@ -74,6 +74,7 @@ test("scrolling is sent once it settles, and not again for the same view", () =>
 		scroll(20, 60);
 		mock.timers.tick(settleMs.visible);
 		assert.equal(sent.length, 1);
+		assert.equal(sent.at(0)?.type, "visible_range");
 		assert.deepEqual(sent.at(0)?.position, { line: 40, character: 0 });
 		assert.equal(sent.at(0)?.text, undefined);
 		scroll(20, 60);
