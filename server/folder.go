@@ -257,9 +257,9 @@ func (f *folder) flush() {
 	f.log.Debug("index update", zap.Int("files", len(changes)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted))
 	if sum.Parsed > 0 || sum.Deleted > 0 {
 		f.eng.IndexChanged()
-		if n, err := f.store().EntityCount(ctx); err == nil {
-			f.eng.SetEntities(n)
-		}
+		// The status bar counts entities: tell the client now, not at the
+		// next auto-context write, which may be a long time coming.
+		f.readyStatus(ctx)
 	}
 }
 

@@ -507,3 +507,24 @@ func TestRapidChanges(t *testing.T) {
 		t.Errorf("hover after 1,000 changes: %q", h)
 	}
 }
+
+// The status bar's entity count follows the index as soon as an unsaved
+// buffer reaches it, without waiting for an auto-context write (here held
+// off by an hour's debounce).
+func TestStatusCountsEntitiesAfterAnEdit(t *testing.T) {
+	root := writeWorkspace(t)
+	hour := time.Hour
+	c := startServer(t, Options{NoWatch: true, Debounce: &hour, BufferFlush: 50 * time.Millisecond})
+	if err := c.call("initialize", map[string]any{"processId": nil, "rootUri": uri.File(root), "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("initialized", map[string]any{})
+	ready := c.waitStatus(func(m map[string]any) bool { return m["state"] == "ready" && m["entities"].(float64) > 0 })
+	n := ready["entities"].(float64)
+	u := open(t, c, root, "auth/service.go")
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 14, "character": 0}, "end": map[string]any{"line": 14, "character": 0}}, "text": "\nfunc RevokeToken(tok string) bool { return tok != \"\" }\n"}},
+	})
+	c.waitStatus(func(m map[string]any) bool { return m["state"] == "ready" && m["entities"].(float64) > n })
+}
