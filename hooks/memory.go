@@ -24,10 +24,6 @@ func (memorySource) Name() string { return "memory" }
 // follows injected memories.
 const hintShows = 3
 
-// memorySyncAge is how long a hook trusts the memory index when no memory
-// directory changed (edits made in place are seen within this time).
-const memorySyncAge = 30 * time.Second
-
 func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	tool := ev.Input.ToolName
 	switch ev.Name {
@@ -60,7 +56,7 @@ func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil {
+	if _, err := ms.SyncIfChanged(ctx, memory.SyncAge); err != nil {
 		return nil, err
 	}
 	res, err := inject.Select(ctx, ms, cfg, inject.Request{Tool: tool, Paths: ev.Files, Text: text},

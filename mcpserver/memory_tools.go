@@ -105,7 +105,7 @@ func (s *Server) memorySearch(ctx context.Context, _ *mcp.CallToolRequest, in Me
 	}
 	defer done()
 	// Edits made outside ctxls are picked up at most this late.
-	if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil {
+	if _, err := ms.SyncIfChanged(ctx, memory.SyncAge); err != nil {
 		return nil, out, err
 	}
 	hits, err := ms.Search(ctx, q)

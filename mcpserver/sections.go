@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -32,10 +31,6 @@ const (
 	agentsBytes = 4000
 	// attachedMemories bounds the memories listed for one file.
 	attachedMemories = 20
-	// memorySyncAge is how long the memory index is trusted when no memory
-	// directory changed (edits made in place are seen within this time),
-	// as in the hooks.
-	memorySyncAge = 30 * time.Second
 )
 
 // builtinSections are the sections every file resource has after its
@@ -123,8 +118,8 @@ func (s *Server) memoriesSection(ctx context.Context, _, rel string) (string, er
 	}
 	defer done()
 	// As in the hooks: stat the memory directories, walk only when one
-	// changed or the last walk is older than memorySyncAge.
-	if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil {
+	// changed or the last walk is older than memory.SyncAge.
+	if _, err := ms.SyncIfChanged(ctx, memory.SyncAge); err != nil {
 		return "", err
 	}
 	hits, err := ms.Attached(ctx, rel)

@@ -580,6 +580,11 @@ func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
 	return out, rows.Err()
 }
 
+// SyncAge is the maxAge every long-lived or per-call reader (hooks, the
+// language server's hover, the MCP server) passes to SyncIfChanged: an edit
+// made in place to a memory file is seen within this time.
+const SyncAge = 30 * time.Second
+
 // SyncIfChanged is Sync for the hooks' critical path: it skips the walk
 // over every file's size and time when no directory holding memories
 // changed (a memory written, renamed or deleted changes its directory, and

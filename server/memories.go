@@ -16,10 +16,9 @@ import (
 
 // Freshness of the memories in the index, as the hooks keep it
 // (hooks/memory.go): a full stat of every memory file only when a memory
-// directory changed or the last sync is older than memorySyncAge; and the
+// directory changed or the last sync is older than memory.SyncAge; and the
 // check itself at most every memoryCheckEvery, off the hover's path.
 const (
-	memorySyncAge    = 30 * time.Second
 	memoryCheckEvery = 2 * time.Second
 	maxHoverMemories = 5
 )
@@ -60,7 +59,7 @@ func (m *memories) store() *memory.Store {
 			defer m.f.wg.Done()
 			ctx, cancel := context.WithTimeout(m.f.ctx, 30*time.Second)
 			defer cancel()
-			if _, err := ms.SyncIfChanged(ctx, memorySyncAge); err != nil && ctx.Err() == nil {
+			if _, err := ms.SyncIfChanged(ctx, memory.SyncAge); err != nil && ctx.Err() == nil {
 				m.f.log.Debug("memory sync", zap.Error(err))
 			}
 			m.mu.Lock()
