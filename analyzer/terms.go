@@ -20,8 +20,10 @@ import (
 // re-analyzed in full, because query terms must be analyzed like documents.
 // It also changes when what the index writes from the analysis changes
 // (3: whole-file documents carry term frequencies; 4: their cap went 10 → 30;
-// 5: tests, docs and third-party code get a whole-file corpus of their own).
-const Version = "5"
+// 5: tests, docs and third-party code get a whole-file corpus of their own;
+// 6: references resolve only within a language family, so old cross-language
+// edges must go).
+const Version = "6"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

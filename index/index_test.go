@@ -348,3 +348,23 @@ func TestPathClasses(t *testing.T) {
 		}
 	}
 }
+
+// References resolve only within a language family: a JavaScript call to
+// xs.keep() must not bind to a Go method named keep, while JavaScript may
+// call TypeScript.
+func TestResolutionStaysWithinLanguageFamily(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"tools/pick.go": "package tools\n\ntype set struct{}\n\n// keep filters.\nfunc (s *set) keep(x int) bool { return x > 0 }\n",
+		"web/app.js":    "function run(xs) {\n  helper();\n  return xs.keep(1);\n}\n",
+		"lib/util.ts":   "export function helper(): number {\n  return 1;\n}\n",
+	})
+	_, st := run(t, root, config.Default())
+	for _, tc := range []struct{ from, name, want string }{
+		{"run", "keep", ""},
+		{"run", "helper", "helper"},
+	} {
+		if got := target(t, st, tc.from, tc.name); !strings.HasSuffix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s → %s resolved to %q, want %q", tc.from, tc.name, got, tc.want)
+		}
+	}
+}

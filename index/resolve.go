@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
 )
 
 // resolver binds reference names to definitions with a scope preference:
@@ -16,6 +17,9 @@ type resolver struct {
 	defs   map[string][]store.Def
 	files  *fileSet
 	byFile map[int64]*fileScope
+	// family caches each defining file's language family: a JavaScript
+	// call to filter() never names a Go method called filter.
+	family map[int64]string
 	// cands and tier are resolve's scratch buffers: a resolver is used by
 	// one goroutine.
 	cands, tier []*store.Def
@@ -26,6 +30,7 @@ type fileScope struct {
 	path    string
 	dir     string
 	lang    string
+	family  string            // language family: references resolve only within it
 	aliases map[string]string // import alias → directory of the imported code
 	dirs    map[string]bool   // directories of everything imported
 }
@@ -182,7 +187,7 @@ func (fs *fileSet) dropLeading(p, from string) string {
 }
 
 func newResolver(defs []store.Def, files *fileSet) *resolver {
-	r := &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}}
+	r := &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
 	for _, d := range defs {
 		r.defs[d.Name] = append(r.defs[d.Name], d)
 	}
@@ -192,7 +197,7 @@ func newResolver(defs []store.Def, files *fileSet) *resolver {
 // addScope records a file's imports; it returns the resolved target file id
 // of each import ref (0 when outside the workspace), updating refs in place.
 func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Ref) {
-	sc := &fileScope{path: filePath, dir: path.Dir(filePath), lang: lang, aliases: map[string]string{}, dirs: map[string]bool{}}
+	sc := &fileScope{path: filePath, dir: path.Dir(filePath), lang: lang, family: symbols.FamilyOf(filePath), aliases: map[string]string{}, dirs: map[string]bool{}}
 	r.byFile[fileID] = sc
 	for i := range refs {
 		ref := &refs[i]
@@ -254,7 +259,7 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	// once per reference.
 	cands := r.cands[:0]
 	for i := range all {
-		if d := &all[i]; ok[d.Kind] && d.ID != ref.SrcID {
+		if d := &all[i]; ok[d.Kind] && d.ID != ref.SrcID && r.familyOf(d) == sc.family {
 			cands = append(cands, d)
 		}
 	}
@@ -289,6 +294,16 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 		return cands[0].ID
 	}
 	return 0
+}
+
+// familyOf returns the language family of d's file.
+func (r *resolver) familyOf(d *store.Def) string {
+	f, ok := r.family[d.FileID]
+	if !ok {
+		f = symbols.FamilyOf(d.Path)
+		r.family[d.FileID] = f
+	}
+	return f
 }
 
 // filter returns the definitions of ds that keep accepts, in a buffer that

@@ -34,6 +34,9 @@ type Language struct {
 	Extensions []string
 	// Names are whole file names it claims (e.g. "Rakefile").
 	Names []string
+	// family groups languages whose code can name each other's
+	// definitions (TypeScript and JavaScript; C and C++); empty means Name.
+	family string
 
 	grammar func() *sitter.Language
 	// queryName names the query file when it is not Name (TSX shares
@@ -56,14 +59,14 @@ type Language struct {
 // queries/ and a line here.
 var registry = []*Language{
 	{Name: "go", Extensions: []string{".go"}, grammar: golang.GetLanguage},
-	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, grammar: typescript.GetLanguage},
-	{Name: "tsx", Extensions: []string{".tsx"}, grammar: tsx.GetLanguage, queryName: "typescript"},
-	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, grammar: javascript.GetLanguage},
+	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, family: "js", grammar: typescript.GetLanguage},
+	{Name: "tsx", Extensions: []string{".tsx"}, family: "js", grammar: tsx.GetLanguage, queryName: "typescript"},
+	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, family: "js", grammar: javascript.GetLanguage},
 	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage},
 	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
 	{Name: "java", Extensions: []string{".java"}, grammar: java.GetLanguage},
-	{Name: "c", Extensions: []string{".c", ".h"}, grammar: c.GetLanguage},
-	{Name: "cpp", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
+	{Name: "c", Extensions: []string{".c", ".h"}, family: "c", grammar: c.GetLanguage},
+	{Name: "cpp", family: "c", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
 	{Name: "csharp", Extensions: []string{".cs"}, grammar: csharp.GetLanguage},
 	{Name: "ruby", Extensions: []string{".rb", ".rake", ".gemspec"}, Names: []string{"Rakefile", "Gemfile"}, grammar: ruby.GetLanguage},
 	{Name: "php", Extensions: []string{".php"}, grammar: php.GetLanguage},
@@ -72,6 +75,24 @@ var registry = []*Language{
 
 // Languages returns all registered languages.
 func Languages() []*Language { return registry }
+
+// Family returns the group of languages whose code can refer to this
+// one's definitions by name; references never resolve across families.
+func (l *Language) Family() string {
+	if l.family != "" {
+		return l.family
+	}
+	return l.Name
+}
+
+// FamilyOf returns the language family of a path, or "" when no supported
+// language claims it.
+func FamilyOf(p string) string {
+	if l, ok := LanguageFor(p); ok {
+		return l.Family()
+	}
+	return ""
+}
 
 // LanguageFor returns the language of a path by file name or extension.
 func LanguageFor(p string) (*Language, bool) {
