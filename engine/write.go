@@ -16,7 +16,9 @@ func MarkdownFile(root string) string { return filepath.Join(store.Dir(root), "a
 func JSONFile(root string) string { return filepath.Join(store.Dir(root), "auto-context.json") }
 
 // write replaces both files atomically; the JSON is written first so that a
-// reader triggered by the markdown's change finds a matching JSON.
+// reader triggered by the markdown's change finds a matching JSON. Neither
+// is synced to disk: they are rewritten on every change and regenerated
+// after a restart (docs/decisions/0038).
 func write(root string, snap *Snapshot) error {
 	if err := os.MkdirAll(store.Dir(root), 0o755); err != nil {
 		return fmt.Errorf("auto-context: %w", err)
@@ -25,8 +27,8 @@ func write(root string, snap *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("auto-context: %w", err)
 	}
-	if err := store.WriteFileAtomic(JSONFile(root), append(data, '\n'), 0o644); err != nil {
+	if err := store.ReplaceFile(JSONFile(root), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(MarkdownFile(root), []byte(snap.Markdown), 0o644)
+	return store.ReplaceFile(MarkdownFile(root), []byte(snap.Markdown), 0o644)
 }
