@@ -384,7 +384,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	})
 	if !req.EntitiesOnly {
 		wt := wholeTerms(req.Text, terms, df, total, triggers)
-		files, err := rankFiles(ctx, st, cands, wt, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		files, err := rankFiles(ctx, st, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -621,7 +621,7 @@ func fileScore(s FileSignals) float64 {
 // (entity-level fields keep names and signatures strong), the union coverage
 // of what the file matches, and exact, graph and activity signals from its
 // best entity.
-func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
 	// those are searched only as deep as the message's interest in them.
@@ -634,17 +634,17 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		corpus store.Corpus
 		depth  int
 	}{{store.CorpusSource, max(wholeFiles, 4*limit)}, {store.CorpusAside, asideDepth}} {
-		hits, err := st.SearchFiles(ctx, c.corpus, wterms, 2, 1, c.depth)
+		hits, err := wholeFileScores(ctx, st, c.corpus, wterms, df, c.depth)
 		if err != nil {
 			return nil, err
 		}
 		var best float64
-		for _, h := range hits {
-			best = math.Max(best, h.Score)
+		for _, sc := range hits {
+			best = math.Max(best, sc)
 		}
-		for _, h := range hits {
+		for id, sc := range hits {
 			if best > 0 {
-				whole[h.ID] = h.Score / best
+				whole[id] = sc / best
 			}
 		}
 	}
