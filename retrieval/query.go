@@ -104,6 +104,7 @@ const (
 	fwExact    = 1.5
 	fwGraph    = 0.25
 	fwActive   = 0.25
+	fwSize     = 0.8
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -607,13 +608,14 @@ type FileSignals struct {
 	Exact    float64 `json:"exact"`    // best entity named by a trigger
 	Graph    float64 `json:"graph"`    // best entity's personalised PageRank
 	Active   float64 `json:"active"`   // an active file
+	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
 // fileScore fuses a file's signals.
 func fileScore(s FileSignals) float64 {
 	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
-		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active) * s.Demotion
+		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size) * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
@@ -731,7 +733,8 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		}
 		return list[a].id < list[b].id
 	})
-	// Paths are needed for the demotion; look at enough files that demoted
+	// Paths and sizes are needed for the demotion and the size prior, which
+	// re-order only these leading files; look at enough files that demoted
 	// ones can be replaced.
 	if len(list) > 4*limit {
 		list = list[:4*limit]
@@ -744,6 +747,10 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 	if err != nil {
 		return nil, err
 	}
+	sizes, err := st.FileSizes(ctx, fids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]FileResult, 0, len(list))
 	for _, f := range list {
 		e, ok := ents[f.id]
@@ -752,6 +759,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		}
 		sig := f.sig
 		sig.Demotion = fileDemotion(e.Path, wantTests, wantDocs)
+		sig.Size = sizePrior(sizes[f.id])
 		rel := math.Max(sig.Exact, relevanceOf(sig.Coverage, f.mass, scale))
 		out = append(out, FileResult{Path: e.Path, Score: fileScore(sig), Relevance: rel, Signals: &sig})
 	}

@@ -64,3 +64,23 @@ func TestWholeFileScoresSmallCorpus(t *testing.T) {
 		t.Errorf("bm25() ranks %d first, want status.py (%d)", hits[0].ID, ids["status.py"])
 	}
 }
+
+func TestSizePrior(t *testing.T) {
+	tests := []struct {
+		bytes int64
+		want  float64
+	}{
+		{0, 0},
+		{-1, 0},
+		{1<<20 - 1, 1},
+		{1 << 30, 1},
+	}
+	for _, tc := range tests {
+		if got := sizePrior(tc.bytes); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("sizePrior(%d) = %g, want %g", tc.bytes, got, tc.want)
+		}
+	}
+	if small, large := sizePrior(2_000), sizePrior(60_000); !(0 < small && small < large && large < 1) {
+		t.Errorf("sizePrior(2 kB) = %g, sizePrior(60 kB) = %g: want 0 < small < large < 1", small, large)
+	}
+}
