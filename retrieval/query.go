@@ -105,6 +105,7 @@ const (
 	fwGraph    = 0.25
 	fwActive   = 0.25
 	fwSize     = 0.8
+	fwScope    = 0.8
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -385,7 +386,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	})
 	if !req.EntitiesOnly {
 		wt := wholeTerms(req.Text, terms, df, total, triggers)
-		files, err := rankFiles(ctx, st, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		files, err := rankFiles(ctx, st, req.Text, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -609,13 +610,14 @@ type FileSignals struct {
 	Graph    float64 `json:"graph"`    // best entity's personalised PageRank
 	Active   float64 `json:"active"`   // an active file
 	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
+	Scope    float64 `json:"scope"`    // a directory on its path named by the message's subject (scopes)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
 // fileScore fuses a file's signals.
 func fileScore(s FileSignals) float64 {
 	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
-		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size) * s.Demotion
+		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope) * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
@@ -623,7 +625,7 @@ func fileScore(s FileSignals) float64 {
 // (entity-level fields keep names and signatures strong), the union coverage
 // of what the file matches, and exact, graph and activity signals from its
 // best entity.
-func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
 	// those are searched only as deep as the message's interest in them.
@@ -751,6 +753,7 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 	if err != nil {
 		return nil, err
 	}
+	sc := &scopes{st: st, subject: subjectWords(text)}
 	out := make([]FileResult, 0, len(list))
 	for _, f := range list {
 		e, ok := ents[f.id]
@@ -760,6 +763,9 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		sig := f.sig
 		sig.Demotion = fileDemotion(e.Path, wantTests, wantDocs)
 		sig.Size = sizePrior(sizes[f.id])
+		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {
+			return nil, err
+		}
 		rel := math.Max(sig.Exact, relevanceOf(sig.Coverage, f.mass, scale))
 		out = append(out, FileResult{Path: e.Path, Score: fileScore(sig), Relevance: rel, Signals: &sig})
 	}
