@@ -624,7 +624,8 @@ func fileScore(s FileSignals) float64 {
 // document (what whole-file retrieval does), a file's best entity per term
 // (entity-level fields keep names and signatures strong), the union coverage
 // of what the file matches, and exact, graph and activity signals from its
-// best entity.
+// best entity; the leading files are then re-ordered by their size prior and
+// by the directories the message's subject names (text is the message).
 func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
