@@ -39,8 +39,8 @@ func (s *Store) FileDocCount(ctx context.Context, corpus Corpus) (int, error) {
 // FilePostings), so that the caller can weigh terms by an IDF of its own.
 // FTS5's bm25() floors its IDF, log((N − n + 0.5)/(n + 0.5)), at 1e-6, which
 // makes every term found in half of a small corpus worthless; the frequency
-// part is recovered from a single-term bm25() by dividing by that IDF. All
-// terms go in one statement; the cost is one row per posting, so callers
+// part is recovered from a single-term bm25() by dividing by that IDF. Up to
+// 100 terms go in one statement; the cost is one row per posting, so callers
 // bound the terms' document frequencies first.
 func (s *Store) FileTermPostings(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64) ([]FilePostings, error) {
 	out := make([]FilePostings, len(terms))
@@ -51,7 +51,24 @@ func (s *Store) FileTermPostings(ctx context.Context, corpus Corpus, terms []str
 	if err != nil {
 		return nil, err
 	}
-	table := fileTable(corpus)
+	// SQLite allows at most 500 terms in a compound SELECT.
+	const chunk = 100
+	for start := 0; start < len(terms); start += chunk {
+		if err := s.filePostings(ctx, fileTable(corpus), terms[start:min(start+chunk, len(terms))], pathWeight, bodyWeight, out[start:]); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range out {
+		idf := fts5IDF(n, len(p))
+		for i := range p {
+			p[i].Score /= idf
+		}
+	}
+	return out, nil
+}
+
+// filePostings appends each term's single-term bm25() rows to out[i].
+func (s *Store) filePostings(ctx context.Context, table string, terms []string, pathWeight, bodyWeight float64, out []FilePostings) error {
 	var q strings.Builder
 	q.WriteString(`SELECT h.k, e.id, h.score FROM (`)
 	args := make([]any, len(terms))
@@ -66,29 +83,20 @@ func (s *Store) FileTermPostings(ctx context.Context, corpus Corpus, terms []str
 	q.WriteString(`) h JOIN entities e ON e.seq = h.seq`)
 	rows, err := s.db.QueryContext(ctx, q.String(), args...)
 	if err != nil {
-		return nil, classify(fmt.Errorf("whole-file postings: %w", err))
+		return classify(fmt.Errorf("whole-file postings: %w", err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k int
 		var h Hit
 		if err := rows.Scan(&k, &h.ID, &h.Score); err != nil {
-			return nil, classify(err)
+			return classify(err)
 		}
-		if k >= 0 && k < len(out) {
+		if k >= 0 && k < len(terms) {
 			out[k] = append(out[k], h)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(err)
-	}
-	for _, p := range out {
-		idf := fts5IDF(n, len(p))
-		for i := range p {
-			p[i].Score /= idf
-		}
-	}
-	return out, nil
+	return classify(rows.Err())
 }
 
 // fts5IDF is the IDF FTS5's bm25() gives a phrase found in hits of total

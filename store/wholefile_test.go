@@ -88,6 +88,43 @@ func TestFileTermPostings(t *testing.T) {
 	}
 }
 
+// TestFileTermPostingsManyTerms: terms beyond one statement's share keep
+// their positions.
+func TestFileTermPostingsManyTerms(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := sampleFile("a.py", 100)
+	fd.Whole = Doc{Path: "a", Body: "cookie jar"}
+	if err := w.PutFile(ctx, fd, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	terms := make([]string, 250)
+	for i := range terms {
+		terms[i] = fmt.Sprintf("absent%d", i)
+	}
+	terms[150], terms[249] = "cookie", "jar"
+	got, err := s.FileTermPostings(ctx, CorpusSource, terms, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range got {
+		want := 0
+		if i == 150 || i == 249 {
+			want = 1
+		}
+		if len(p) != want {
+			t.Errorf("term %d (%s): %d postings, want %d", i, terms[i], len(p), want)
+		}
+	}
+}
+
 func TestGetVarint(t *testing.T) {
 	tests := []struct {
 		in   []byte
