@@ -630,16 +630,19 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
 	// those are searched only as deep as the message's interest in them.
+	// Unless the message is about them, tests and docs are also ranked by
+	// FTS5's bm25() alone: read that shallowly and demoted tenfold, their
+	// order gains nothing from exact scores (decision 0074).
 	whole := map[int64]float64{}
-	asideDepth := limit
+	asideDepth, asideBudget := limit, 0
 	if wantTests || wantDocs {
-		asideDepth = max(wholeFiles, 4*limit)
+		asideDepth, asideBudget = max(wholeFiles, 4*limit), maxExactPostings
 	}
 	for _, c := range []struct {
-		corpus store.Corpus
-		depth  int
-	}{{store.CorpusSource, max(wholeFiles, 4*limit)}, {store.CorpusAside, asideDepth}} {
-		hits, err := wholeFileScores(ctx, st, c.corpus, wterms, df, c.depth)
+		corpus        store.Corpus
+		depth, budget int
+	}{{store.CorpusSource, max(wholeFiles, 4*limit), maxExactPostings}, {store.CorpusAside, asideDepth, asideBudget}} {
+		hits, err := wholeFileScores(ctx, st, c.corpus, wterms, df, c.depth, c.budget)
 		if err != nil {
 			return nil, err
 		}

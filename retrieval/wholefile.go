@@ -30,9 +30,9 @@ const (
 // zero, so in a corpus of a few dozen files every word found in half of them
 // counts for nothing, and most of a message's words are. Reading every
 // posting costs one row each, so the exact score is computed only while the
-// estimated postings (entityDF bounds a term's files from above) stay under
-// maxExactPostings.
-func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, wterms []string, entityDF map[string]int, depth int) (map[int64]float64, error) {
+// estimated postings (entityDF bounds a term's files from above) stay within
+// budget (maxExactPostings, or 0 for FTS5's ranking alone).
+func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, wterms []string, entityDF map[string]int, depth, budget int) (map[int64]float64, error) {
 	if len(wterms) == 0 {
 		return nil, nil
 	}
@@ -55,7 +55,7 @@ func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, 
 	for _, t := range distinct {
 		cost += min(entityDF[t], n)
 	}
-	if cost > maxExactPostings {
+	if cost > budget {
 		hits, err := st.SearchFiles(ctx, corpus, wterms, wholePathWeight, wholeBodyWeight, depth)
 		if err != nil {
 			return nil, err
