@@ -88,6 +88,9 @@ func referenceSplit(id string) []string {
 			flush(i)
 		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
 			flush(i)
+		case (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) != unicode.In(prev, unicode.Han, unicode.Hiragana, unicode.Katakana)) &&
+			(unicode.IsLetter(r) || unicode.IsDigit(r)) && (unicode.IsLetter(prev) || unicode.IsDigit(prev)):
+			flush(i)
 		}
 	}
 	flush(len(runes))

@@ -22,8 +22,9 @@ import (
 // (3: whole-file documents carry term frequencies; 4: their cap went 10 → 30;
 // 5: tests, docs and third-party code get a whole-file corpus of their own;
 // 6: references resolve only within a language family, so old cross-language
-// edges must go).
-const Version = "6"
+// edges must go; 7: identifiers split where Chinese or Japanese text runs into
+// them).
+const Version = "7"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.
@@ -251,11 +252,23 @@ func splitIdentifier(id string) []string {
 		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
 			// HTTPServer → HTTP|Server
 			flush(i)
+		case isUnspaced(r) != isUnspaced(prev) && isAlnum(r) && isAlnum(prev):
+			// logx能否支持field → logx|能否支持|field: text in a script
+			// written without spaces runs into the identifiers it names.
+			flush(i)
 		}
 	}
 	flush(len(runes))
 	return parts
 }
+
+// isUnspaced reports a letter of a script written without spaces between
+// words (Chinese, Japanese).
+func isUnspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // splitASCII is splitIdentifier for ASCII text, without converting to runes:
 // the parts are substrings of id.

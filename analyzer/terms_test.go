@@ -18,6 +18,9 @@ func TestSplitIdentifier(t *testing.T) {
 		{"utf8Decode", []string{"utf8", "Decode"}},
 		{"X", []string{"X"}},
 		{"__init__", []string{"init"}},
+		{"logx能否支持field功能", []string{"logx", "能否支持", "field", "功能"}},
+		{"検索 works", []string{"検索 works"}},
+		{"café_crème", []string{"café", "crème"}},
 	}
 	for _, tt := range tests {
 		if got := SplitIdentifier(tt.in); !reflect.DeepEqual(got, tt.want) {

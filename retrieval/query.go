@@ -104,6 +104,8 @@ const (
 	fwExact    = 1.5
 	fwGraph    = 0.25
 	fwActive   = 0.25
+	fwSize     = 0.8
+	fwScope    = 0.8
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -384,7 +386,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	})
 	if !req.EntitiesOnly {
 		wt := wholeTerms(req.Text, terms, df, total, triggers)
-		files, err := rankFiles(ctx, st, cands, wt, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		files, err := rankFiles(ctx, st, req.Text, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -607,44 +609,50 @@ type FileSignals struct {
 	Exact    float64 `json:"exact"`    // best entity named by a trigger
 	Graph    float64 `json:"graph"`    // best entity's personalised PageRank
 	Active   float64 `json:"active"`   // an active file
+	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
+	Scope    float64 `json:"scope"`    // a directory on its path named by the message's subject (scopes)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
 // fileScore fuses a file's signals.
 func fileScore(s FileSignals) float64 {
 	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
-		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active) * s.Demotion
+		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope) * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
 // document (what whole-file retrieval does), a file's best entity per term
 // (entity-level fields keep names and signatures strong), the union coverage
 // of what the file matches, and exact, graph and activity signals from its
-// best entity.
-func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+// best entity; the leading files are then re-ordered by their size prior and
+// by the directories the message's subject names (text is the message).
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
 	// those are searched only as deep as the message's interest in them.
+	// Unless the message is about them, tests and docs are also ranked by
+	// FTS5's bm25() alone: read that shallowly and demoted tenfold, their
+	// order gains nothing from exact scores (decision 0074).
 	whole := map[int64]float64{}
-	asideDepth := limit
+	asideDepth, asideBudget := limit, 0
 	if wantTests || wantDocs {
-		asideDepth = max(wholeFiles, 4*limit)
+		asideDepth, asideBudget = max(wholeFiles, 4*limit), maxExactPostings
 	}
 	for _, c := range []struct {
-		corpus store.Corpus
-		depth  int
-	}{{store.CorpusSource, max(wholeFiles, 4*limit)}, {store.CorpusAside, asideDepth}} {
-		hits, err := st.SearchFiles(ctx, c.corpus, wterms, 2, 1, c.depth)
+		corpus        store.Corpus
+		depth, budget int
+	}{{store.CorpusSource, max(wholeFiles, 4*limit), maxExactPostings}, {store.CorpusAside, asideDepth, asideBudget}} {
+		hits, err := wholeFileScores(ctx, st, c.corpus, wterms, df, c.depth, c.budget)
 		if err != nil {
 			return nil, err
 		}
 		var best float64
-		for _, h := range hits {
-			best = math.Max(best, h.Score)
+		for _, sc := range hits {
+			best = math.Max(best, sc)
 		}
-		for _, h := range hits {
+		for id, sc := range hits {
 			if best > 0 {
-				whole[h.ID] = h.Score / best
+				whole[id] = sc / best
 			}
 		}
 	}
@@ -731,7 +739,8 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		}
 		return list[a].id < list[b].id
 	})
-	// Paths are needed for the demotion; look at enough files that demoted
+	// Paths and sizes are needed for the demotion and the size prior, which
+	// re-order only these leading files; look at enough files that demoted
 	// ones can be replaced.
 	if len(list) > 4*limit {
 		list = list[:4*limit]
@@ -744,6 +753,11 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 	if err != nil {
 		return nil, err
 	}
+	sizes, err := st.FileSizes(ctx, fids)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scopes{st: st, subject: subjectWords(text)}
 	out := make([]FileResult, 0, len(list))
 	for _, f := range list {
 		e, ok := ents[f.id]
@@ -752,6 +766,10 @@ func rankFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, wter
 		}
 		sig := f.sig
 		sig.Demotion = fileDemotion(e.Path, wantTests, wantDocs)
+		sig.Size = sizePrior(sizes[f.id])
+		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {
+			return nil, err
+		}
 		rel := math.Max(sig.Exact, relevanceOf(sig.Coverage, f.mass, scale))
 		out = append(out, FileResult{Path: e.Path, Score: fileScore(sig), Relevance: rel, Signals: &sig})
 	}

@@ -572,10 +572,7 @@ func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, 
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	table := "fts_files"
-	if corpus == CorpusAside {
-		table = "fts_files_aside"
-	}
+	table := fileTable(corpus)
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
 		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT ?) h

@@ -1,0 +1,116 @@
+package retrieval
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/ctxls/ctxls/store"
+)
+
+// Whole-file BM25 (decision 0074).
+const (
+	// wholePathWeight and wholeBodyWeight weigh a whole-file document's
+	// columns: a word of the path counts twice.
+	wholePathWeight = 2
+	wholeBodyWeight = 1
+	// maxExactPostings bounds the postings read to score whole files
+	// exactly. Above it (large workspaces, common words) FTS5's bm25()
+	// ranks instead: there a message's discriminating words are rare, and
+	// for rare words the two IDFs agree.
+	maxExactPostings = 6000
+)
+
+// wholeFileScores ranks a corpus's whole-file documents for the query terms
+// (repeated as the query repeats them) and returns the best depth files by
+// file id with their BM25 scores.
+//
+// The IDF is Lucene's, log(1 + (N − n + 0.5)/(n + 0.5)), which stays
+// positive. FTS5's bm25() uses log((N − n + 0.5)/(n + 0.5)) floored near
+// zero, so in a corpus of a few dozen files every word found in half of them
+// counts for nothing, and most of a message's words are. Reading every
+// posting costs one row each, so the exact score is computed only while the
+// estimated postings (entityDF bounds a term's files from above) stay within
+// budget (maxExactPostings, or 0 for FTS5's ranking alone).
+func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, wterms []string, entityDF map[string]int, depth, budget int) (map[int64]float64, error) {
+	if len(wterms) == 0 {
+		return nil, nil
+	}
+	qtf := map[string]int{}
+	var distinct []string
+	for _, t := range wterms {
+		if qtf[t] == 0 {
+			distinct = append(distinct, t)
+		}
+		qtf[t]++
+	}
+	n, err := st.FileDocCount(ctx, corpus)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	var cost int
+	for _, t := range distinct {
+		cost += min(entityDF[t], n)
+	}
+	if cost > budget {
+		hits, err := st.SearchFiles(ctx, corpus, wterms, wholePathWeight, wholeBodyWeight, depth)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int64]float64, len(hits))
+		for _, h := range hits {
+			out[h.ID] = h.Score
+		}
+		return out, nil
+	}
+	postings, err := st.FileTermPostings(ctx, corpus, distinct, wholePathWeight, wholeBodyWeight)
+	if err != nil {
+		return nil, err
+	}
+	scores := map[int64]float64{}
+	for i, t := range distinct {
+		w := float64(qtf[t]) * luceneIDF(n, len(postings[i]))
+		for _, h := range postings[i] {
+			scores[h.ID] += w * h.Score
+		}
+	}
+	if len(scores) <= depth {
+		return scores, nil
+	}
+	ids := make([]int64, 0, len(scores))
+	for id := range scores {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		if scores[ids[a]] != scores[ids[b]] {
+			return scores[ids[a]] > scores[ids[b]]
+		}
+		return ids[a] < ids[b]
+	})
+	out := make(map[int64]float64, depth)
+	for _, id := range ids[:depth] {
+		out[id] = scores[id]
+	}
+	return out, nil
+}
+
+// luceneIDF is BM25's IDF in Lucene's form, positive for every term.
+func luceneIDF(total, hits int) float64 {
+	return math.Log(1 + (float64(total-hits)+0.5)/(float64(hits)+0.5))
+}
+
+// sizePrior is a file's prior chance of being where a change belongs, from
+// its size: log(1 + bytes) / log(1 MiB), at most 1. Larger files hold more
+// behaviour and are changed more often (the file-length prior of bug
+// localization), while BM25's length normalisation works against them. It
+// re-orders the leading candidates only (see rankFiles); its weight was
+// fitted on half of the dev set (decision 0075).
+func sizePrior(bytes int64) float64 {
+	if bytes <= 0 {
+		return 0
+	}
+	return min(1, math.Log1p(float64(bytes))/math.Log(1<<20))
+}

@@ -1,0 +1,87 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+// TestWholeFileScoresSmallCorpus: in a workspace of a few files, words found
+// in most of them still count. With FTS5's IDF (floored at zero above half
+// of the corpus) the one file holding only the message's rarest word would
+// outrank the file that holds three of its four words.
+func TestWholeFileScoresSmallCorpus(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	// session, cookie and redirect are each in three of the five files.
+	src := map[string]string{
+		"sessions.py": "def merge_cookies(session, cookie, redirect):\n    return session.cookie.redirect\n",
+		"cookies.py":  "def extract_cookie(session, cookie):\n    return session.cookie\n",
+		"hooks.py":    "def dispatch(session, redirect):\n    return session.redirect\n",
+		"adapters.py": "def send(cookie, redirect):\n    return cookie.redirect\n",
+		"status.py":   "def proxy_bypass(jar, host, port, scheme):\n    return host + port + scheme\n",
+	}
+	for p, c := range src {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	terms := []string{"session", "cookie", "redirect", "jar"}
+	ids := map[string]int64{}
+	for p := range src {
+		f, ok, err := st.FileByPath(ctx, p)
+		if err != nil || !ok {
+			t.Fatalf("file %s: %v", p, err)
+		}
+		ids[p] = f.ID
+	}
+	scores, err := wholeFileScores(ctx, st, store.CorpusSource, terms, map[string]int{"session": 3, "cookie": 3, "redirect": 3, "jar": 1}, 10, maxExactPostings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scores[ids["sessions.py"]] <= scores[ids["status.py"]] {
+		t.Errorf("sessions.py %g <= status.py %g", scores[ids["sessions.py"]], scores[ids["status.py"]])
+	}
+	// FTS5's bm25(), the ranking beyond the budget, orders them the other
+	// way (what the exact score is for).
+	fts, err := wholeFileScores(ctx, st, store.CorpusSource, terms, map[string]int{"session": 3, "cookie": 3, "redirect": 3, "jar": 1}, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fts[ids["sessions.py"]] >= fts[ids["status.py"]] {
+		t.Errorf("bm25(): sessions.py %g >= status.py %g", fts[ids["sessions.py"]], fts[ids["status.py"]])
+	}
+}
+
+func TestSizePrior(t *testing.T) {
+	tests := []struct {
+		bytes int64
+		want  float64
+	}{
+		{0, 0},
+		{-1, 0},
+		{1<<20 - 1, 1},
+		{1 << 30, 1},
+	}
+	for _, tc := range tests {
+		if got := sizePrior(tc.bytes); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("sizePrior(%d) = %g, want %g", tc.bytes, got, tc.want)
+		}
+	}
+	if small, large := sizePrior(2_000), sizePrior(60_000); !(0 < small && small < large && large < 1) {
+		t.Errorf("sizePrior(2 kB) = %g, sizePrior(60 kB) = %g: want 0 < small < large < 1", small, large)
+	}
+}

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// FileSizes maps file ids to the files' sizes in bytes.
+func (s *Store) FileSizes(ctx context.Context, ids []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		rows, err := s.db.QueryContext(ctx, `SELECT id, size FROM files WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return nil, classify(fmt.Errorf("file sizes: %w", err))
+		}
+		for rows.Next() {
+			var id, size int64
+			if err := rows.Scan(&id, &size); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			out[id] = size
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
+		}
+	}
+	return out, nil
+}
+
+// ParsedFiles counts the parsed files (those not skipped).
+func (s *Store) ParsedFiles(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE skip = ''`).Scan(&n); err != nil {
+		return 0, classify(fmt.Errorf("count parsed files: %w", err))
+	}
+	return n, nil
+}
+
+// ParsedFilesUnder counts the parsed files under a directory ("core/logx"),
+// at any depth. It reads a range of the unique index on the path.
+func (s *Store) ParsedFilesUnder(ctx context.Context, dir string) (int, error) {
+	// Paths under dir sort between "dir/" and "dir0" ('0' follows '/').
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE path >= ? AND path < ? AND skip = ''`,
+		dir+"/", dir+"0").Scan(&n); err != nil {
+		return 0, classify(fmt.Errorf("count files under %s: %w", dir, err))
+	}
+	return n, nil
+}
