@@ -200,7 +200,7 @@ func TestWalkIgnores(t *testing.T) {
 	// A symlink loop must not hang or duplicate.
 	os.Symlink(root, filepath.Join(root, "sub", "loop"))
 	w := newWalker(root, nil, false)
-	cands, err := w.walk(context.Background())
+	cands, err := w.walk(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,12 +186,15 @@ func (fs *fileSet) dropLeading(p, from string) string {
 	}
 }
 
-func newResolver(defs []store.Def, files *fileSet) *resolver {
-	r := &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
+func newResolver(files *fileSet) *resolver {
+	return &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
+}
+
+// addDefs makes definitions available to resolve.
+func (r *resolver) addDefs(defs []store.Def) {
 	for _, d := range defs {
 		r.defs[d.Name] = append(r.defs[d.Name], d)
 	}
-	return r
 }
 
 // addScope records a file's imports; it returns the resolved target file id
