@@ -321,8 +321,8 @@ type result struct {
 // refKey is everything about a reference that resolution reads besides the
 // definitions of its name and its file's imports: not its line.
 type refKey struct {
-	src       int64
-	kind      store.RefKind
+	src        int64
+	kind       store.RefKind
 	name, qual string
 }
 

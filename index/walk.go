@@ -268,9 +268,9 @@ func (p *pendingDir) wait() *listing {
 // is a stack: the walk descends depth first, so the directories queued last
 // (the children of the one it just entered) are the ones it needs next.
 type prefetcher struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	stack  []*pendingDir
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []*pendingDir
 	closed  bool
 	workers int
 	wg      sync.WaitGroup
