@@ -76,25 +76,44 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	}
 	defer unlock()
 	// Only the stat fields of every tracked file are read to find what
-	// changed; full rows only of the files that did.
-	stats, err := st.FileStats(ctx)
-	if err != nil {
-		return Summary{}, err
-	}
-	// Another analysis version: every document must be re-analyzed.
-	version, err := st.Meta(ctx, "analyzer")
-	if err != nil {
-		return Summary{}, err
-	}
-	reanalyze := len(stats) > 0 && version != analyzer.Version
-	byPath := make(map[string]int, len(stats))
-	for i, f := range stats {
-		byPath[f.Path] = i
-	}
-	seen := make([]bool, len(stats))
-	unchanged := 0
+	// changed (full rows only of the files that did), while the walk lists
+	// the first directories: it waits for them at its first file.
+	var (
+		stats     []store.FileStat
+		version   string
+		byPath    map[string]int
+		seen      []bool
+		reanalyze bool
+		loadErr   error
+		unchanged int
+	)
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		if stats, loadErr = st.FileStats(ctx); loadErr != nil {
+			return
+		}
+		// Another analysis version: every document must be re-analyzed.
+		if version, loadErr = st.Meta(ctx, "analyzer"); loadErr != nil {
+			return
+		}
+		reanalyze = len(stats) > 0 && version != analyzer.Version
+		byPath = make(map[string]int, len(stats))
+		for i, f := range stats {
+			byPath[f.Path] = i
+		}
+		seen = make([]bool, len(stats))
+	}()
+	waited := false
 	w := newWalker(opts.Root, opts.Config.Index.Exclude, opts.Config.Index.IncludeVendor)
 	cands, err := w.walk(ctx, func(rel []byte, size, mtime int64) bool {
+		if !waited {
+			<-loaded
+			waited = true
+		}
+		if loadErr != nil {
+			return false
+		}
 		i, ok := byPath[string(rel)]
 		if !ok {
 			return false
@@ -107,6 +126,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		}
 		return false
 	})
+	<-loaded
+	if loadErr != nil {
+		return Summary{}, loadErr
+	}
 	if err != nil {
 		return Summary{}, fmt.Errorf("walk %s: %w", opts.Root, err)
 	}
@@ -134,12 +157,18 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		}
 	}
 	var deleted []store.File
-	ids := make(map[string]int64, len(stats))
 	for i, f := range stats {
 		if !seen[i] {
 			deleted = append(deleted, store.File{ID: f.ID, Path: f.Path, Size: f.Size, MTime: f.MTime, Skip: f.Skip})
 		}
-		ids[f.Path] = f.ID
+	}
+	// The resolver needs every path only when something changed.
+	var ids map[string]int64
+	if len(work) > 0 || len(deleted) > 0 {
+		ids = make(map[string]int64, len(stats))
+		for _, f := range stats {
+			ids[f.Path] = f.ID
+		}
 	}
 	if err := apply(ctx, st, opts, ids, work, deleted, &sum); err != nil {
 		return sum, err
@@ -225,10 +254,11 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		}
 		work = append(work, j)
 	}
+	before := len(tracked) // apply takes tracked over
 	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
 		return sum, err
 	}
-	sum.Files = len(tracked) + sum.Parsed - sum.Deleted
+	sum.Files = before + sum.Parsed - sum.Deleted
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }
@@ -399,7 +429,8 @@ func sameImports(a, b []store.Ref) bool {
 // for the write lock is not held up for long.
 const batchFiles = 400
 
-// tracked maps the path of every file stored before this run to its id.
+// tracked maps the path of every file stored before this run to its id;
+// apply updates it in place to the paths after the run.
 func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
@@ -526,10 +557,16 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		// Nothing changed: no references to resolve, no documents counted.
 		return finish(ctx, w, small, bulk, dirty, dirty == "1")
 	}
-	paths := make(map[string]int64, len(tracked)+len(done))
-	for p, id := range tracked {
-		paths[p] = id
+	cold := len(tracked) == 0 || len(done) > len(tracked)/2
+	sameFiles := len(deleted) == 0
+	for _, r := range done {
+		if _, ok := tracked[r.cand.rel]; !ok {
+			sameFiles = false
+		}
 	}
+	// tracked becomes the paths after this run: the caller does not use it
+	// again, and a copy of thousands of paths cost more than a small update.
+	paths := tracked
 	for _, f := range deleted {
 		delete(paths, f.Path)
 	}
@@ -544,19 +581,12 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		}
 	}
 
-	cold := len(tracked) == 0 || len(done) > len(tracked)/2
 	var defs []store.Def
 	if cold {
 		defs, err = loadDefs(ctx, w, st, nil)
 	} else {
 		// Definitions are loaded only for the names that references must be
 		// resolved by: new ones, and those whose definitions changed.
-		sameFiles := len(deleted) == 0
-		for _, r := range done {
-			if _, ok := tracked[r.cand.rel]; !ok {
-				sameFiles = false
-			}
-		}
 		names := map[string]bool{}
 		for nm := range affected {
 			names[nm] = true
