@@ -75,49 +75,100 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	defer unlock()
+	// Only the stat fields of every tracked file are read to find what
+	// changed (full rows only of the files that did), while the walk lists
+	// the first directories: it waits for them at its first file.
+	var (
+		stats     []store.FileStat
+		version   string
+		byPath    map[string]int
+		seen      []bool
+		reanalyze bool
+		loadErr   error
+		unchanged int
+	)
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		if stats, loadErr = st.FileStats(ctx); loadErr != nil {
+			return
+		}
+		// Another analysis version: every document must be re-analyzed.
+		if version, loadErr = st.Meta(ctx, "analyzer"); loadErr != nil {
+			return
+		}
+		reanalyze = len(stats) > 0 && version != analyzer.Version
+		byPath = make(map[string]int, len(stats))
+		for i, f := range stats {
+			byPath[f.Path] = i
+		}
+		seen = make([]bool, len(stats))
+	}()
+	waited := false
 	w := newWalker(opts.Root, opts.Config.Index.Exclude, opts.Config.Index.IncludeVendor)
-	cands, err := w.walk(ctx)
+	cands, err := w.walk(ctx, func(rel []byte, size, mtime int64) bool {
+		if !waited {
+			<-loaded
+			waited = true
+		}
+		if loadErr != nil {
+			return false
+		}
+		i, ok := byPath[string(rel)]
+		if !ok {
+			return false
+		}
+		seen[i] = true
+		f := &stats[i]
+		if !reanalyze && f.Size == size && f.MTime == mtime && f.Skip != SkipUnreadable {
+			unchanged++
+			return true
+		}
+		return false
+	})
+	<-loaded
+	if loadErr != nil {
+		return Summary{}, loadErr
+	}
 	if err != nil {
 		return Summary{}, fmt.Errorf("walk %s: %w", opts.Root, err)
 	}
-	tracked, err := st.Files(ctx)
-	if err != nil {
-		return Summary{}, err
+	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported, Unchanged: unchanged}
+	work := make([]job, len(cands))
+	var changed []string // tracked paths among the work
+	for i, c := range cands {
+		work[i] = job{cand: c}
+		if _, ok := byPath[c.rel]; ok {
+			changed = append(changed, c.rel)
+		}
 	}
-	// Another analysis version: every document must be re-analyzed.
-	version, err := st.Meta(ctx, "analyzer")
-	if err != nil {
-		return Summary{}, err
-	}
-	reanalyze := len(tracked) > 0 && version != analyzer.Version
-	var work []job
-	seen := make(map[string]bool, len(cands))
-	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported}
-	for _, c := range cands {
-		seen[c.rel] = true
-		old, ok := tracked[c.rel]
-		if reanalyze && ok {
-			old.Hash = "" // forces a re-parse of an unchanged file
+	if len(changed) > 0 {
+		olds, err := st.FilesByPath(ctx, changed)
+		if err != nil {
+			return Summary{}, err
 		}
-		if !reanalyze && ok && old.Size == c.size && old.MTime == c.mtime && old.Skip != SkipUnreadable {
-			sum.Unchanged++
-			continue
+		for i := range work {
+			if old, ok := olds[work[i].cand.rel]; ok {
+				if reanalyze {
+					old.Hash = "" // forces a re-parse of an unchanged file
+				}
+				work[i].old = &old
+			}
 		}
-		j := job{cand: c}
-		if ok {
-			j.old = &old
-		}
-		work = append(work, j)
 	}
 	var deleted []store.File
-	for p, f := range tracked {
-		if !seen[p] {
-			deleted = append(deleted, f)
+	for i, f := range stats {
+		if !seen[i] {
+			deleted = append(deleted, store.File{ID: f.ID, Path: f.Path, Size: f.Size, MTime: f.MTime, Skip: f.Skip})
 		}
 	}
-	ids := make(map[string]int64, len(tracked))
-	for p, f := range tracked {
-		ids[p] = f.ID
+	// The resolver needs every path only when something changed.
+	var ids map[string]int64
+	if len(work) > 0 || len(deleted) > 0 {
+		ids = make(map[string]int64, len(stats))
+		for _, f := range stats {
+			ids[f.Path] = f.ID
+		}
 	}
 	if err := apply(ctx, st, opts, ids, work, deleted, &sum); err != nil {
 		return sum, err
@@ -129,7 +180,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	sum.Files = len(cands)
+	sum.Files = len(cands) + unchanged
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }
@@ -203,10 +254,11 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		}
 		work = append(work, j)
 	}
+	before := len(tracked) // apply takes tracked over
 	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
 		return sum, err
 	}
-	sum.Files = len(tracked) + sum.Parsed - sum.Deleted
+	sum.Files = before + sum.Parsed - sum.Deleted
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }
@@ -291,6 +343,85 @@ type result struct {
 	// stored holds the file's references as stored before this run, when it
 	// had any rows: phase 2 turns them into fd.Refs with ReplaceRefs.
 	stored []store.Ref
+	// resolved marks the references of fd.Refs whose target was taken
+	// from stored (reuseTargets) instead of resolved again.
+	resolved []bool
+}
+
+// refKey is everything about a reference that resolution reads besides the
+// definitions of its name and its file's imports: not its line.
+type refKey struct {
+	src        int64
+	kind       store.RefKind
+	name, qual string
+}
+
+// reuseTargets gives the file's references the targets their stored
+// equivalents had, where resolving again would give the same: the file's
+// imports resolve as before (so its scope is the same), the reference's
+// name is not among those whose definitions this run changed (affected),
+// and the stored references with that key agree. The caller ensures that
+// no file was added or removed, which could change what imports resolve
+// to. The rest are left for the resolver. Stored targets of other files'
+// references rely on the same property: they are re-resolved only when
+// their name is affected.
+func (r *result) reuseTargets(affected map[string]bool) {
+	if len(r.stored) == 0 || !sameImports(r.stored, r.fd.Refs) {
+		return
+	}
+	targets := make(map[refKey]int64, len(r.stored))
+	for _, s := range r.stored {
+		if s.Kind == store.RefImports || affected[s.Name] {
+			continue
+		}
+		k := refKey{s.SrcID, s.Kind, s.Name, s.Qualifier}
+		if dst, seen := targets[k]; seen && dst != s.DstID {
+			targets[k] = -1 // stored copies disagree: resolve again
+			continue
+		}
+		targets[k] = s.DstID
+	}
+	r.resolved = make([]bool, len(r.fd.Refs))
+	for i := range r.fd.Refs {
+		ref := &r.fd.Refs[i]
+		if ref.Kind == store.RefImports {
+			continue
+		}
+		if dst, ok := targets[refKey{ref.SrcID, ref.Kind, ref.Name, ref.Qualifier}]; ok && dst >= 0 {
+			ref.DstID = dst
+			r.resolved[i] = true
+		}
+	}
+}
+
+// sameImports reports whether two versions of a file's references hold the
+// same imports with the same resolved targets.
+func sameImports(a, b []store.Ref) bool {
+	type imp struct {
+		name, qual string
+		dst        int64
+	}
+	count := map[imp]int{}
+	for _, ref := range a {
+		if ref.Kind == store.RefImports {
+			count[imp{ref.Name, ref.Qualifier, ref.DstID}]++
+		}
+	}
+	for _, ref := range b {
+		if ref.Kind == store.RefImports {
+			k := imp{ref.Name, ref.Qualifier, ref.DstID}
+			if count[k] == 0 {
+				return false
+			}
+			count[k]--
+		}
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // batchFiles is how many files one write transaction holds during a large
@@ -298,7 +429,8 @@ type result struct {
 // for the write lock is not held up for long.
 const batchFiles = 400
 
-// tracked maps the path of every file stored before this run to its id.
+// tracked maps the path of every file stored before this run to its id;
+// apply updates it in place to the paths after the run.
 func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
@@ -357,7 +489,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		// Only declarations that appeared or disappeared change what
 		// references elsewhere resolve to: ids are stable, so an unchanged
 		// declaration keeps every edge into it.
-		var before map[int64]string
+		var before map[int64]store.EntityKey
 		if r.old != nil {
 			if before, err = w.EntityKeys(ctx, r.fd.File.ID); err != nil {
 				return err
@@ -375,16 +507,19 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole, r.fd.WholeAside); err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
+		// A definition whose parent changed (a method whose type moved to
+		// another file) keeps its id but not its parent's name, by which
+		// qualified references resolve.
 		after := make(map[int64]bool, len(r.fd.Entities))
 		for _, e := range r.fd.Entities[min(1, len(r.fd.Entities)):] {
 			after[e.ID] = true
-			if _, existed := before[e.ID]; !existed {
+			if k, existed := before[e.ID]; !existed || k.ParentID != e.ParentID {
 				affected[e.Name] = true
 			}
 		}
-		for id, nm := range before {
+		for id, k := range before {
 			if !after[id] {
-				affected[nm] = true
+				affected[k.Name] = true
 			}
 		}
 		r.fd.Docs = nil
@@ -410,18 +545,28 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err != nil {
 			return err
 		}
-		for _, nm := range keys {
-			affected[nm] = true
+		for _, k := range keys {
+			affected[k.Name] = true
 		}
 		if err := w.DeleteFile(ctx, f.ID); err != nil {
 			return fmt.Errorf("remove %s from index: %w", f.Path, err)
 		}
 		sum.Deleted++
 	}
-	paths := make(map[string]int64, len(tracked)+len(done))
-	for p, id := range tracked {
-		paths[p] = id
+	if len(done) == 0 && len(deleted) == 0 {
+		// Nothing changed: no references to resolve, no documents counted.
+		return finish(ctx, w, small, bulk, dirty, dirty == "1")
 	}
+	cold := len(tracked) == 0 || len(done) > len(tracked)/2
+	sameFiles := len(deleted) == 0
+	for _, r := range done {
+		if _, ok := tracked[r.cand.rel]; !ok {
+			sameFiles = false
+		}
+	}
+	// tracked becomes the paths after this run: the caller does not use it
+	// again, and a copy of thousands of paths cost more than a small update.
+	paths := tracked
 	for _, f := range deleted {
 		delete(paths, f.Path)
 	}
@@ -429,32 +574,42 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		paths[r.cand.rel] = r.fd.File.ID
 	}
 	files := newFileSet(paths)
+	res := newResolver(files)
+	for _, r := range done {
+		if !r.same {
+			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+		}
+	}
 
-	cold := len(tracked) == 0 || len(done) > len(tracked)/2
 	var defs []store.Def
 	if cold {
 		defs, err = loadDefs(ctx, w, st, nil)
 	} else {
+		// Definitions are loaded only for the names that references must be
+		// resolved by: new ones, and those whose definitions changed.
 		names := map[string]bool{}
-		for _, r := range done {
-			for _, ref := range r.fd.Refs {
-				names[ref.Name] = true
-			}
-		}
 		for nm := range affected {
 			names[nm] = true
+		}
+		for _, r := range done {
+			if r.same {
+				continue
+			}
+			if sameFiles {
+				r.reuseTargets(affected)
+			}
+			for i, ref := range r.fd.Refs {
+				if ref.Kind != store.RefImports && (r.resolved == nil || !r.resolved[i]) {
+					names[ref.Name] = true
+				}
+			}
 		}
 		defs, err = loadDefs(ctx, w, st, keys(names))
 	}
 	if err != nil {
 		return err
 	}
-	res := newResolver(defs, files)
-	for _, r := range done {
-		if !r.same {
-			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
-		}
-	}
+	res.addDefs(defs)
 	// References elsewhere to names that appeared or disappeared.
 	if !cold && len(affected) > 0 {
 		if err := reresolve(ctx, w, st, res, keys(affected), done); err != nil {
@@ -466,7 +621,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if !r.same {
 			for i := range r.fd.Refs {
 				ref := &r.fd.Refs[i]
-				if ref.Kind != store.RefImports {
+				if ref.Kind != store.RefImports && (r.resolved == nil || !r.resolved[i]) {
 					ref.DstID = res.resolve(ref)
 				}
 				if ref.DstID != 0 {
@@ -506,6 +661,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			inBatch = 0
 		}
 	}
+	return finish(ctx, w, small, bulk, dirty, true)
+}
+
+// finish ends a run's last transaction: the dirty mark cleared, secondary
+// indexes rebuilt after a bulk load, the document count (when the run may
+// have changed it) and the time recorded.
+func finish(ctx context.Context, w *store.Writer, small, bulk bool, dirty string, recount bool) error {
 	if !small || dirty == "1" {
 		if err := w.SetMeta(ctx, "dirty", "0"); err != nil {
 			return err
@@ -516,12 +678,14 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			return err
 		}
 	}
-	var docs int
-	if err := w.Tx().QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&docs); err != nil {
-		return err
-	}
-	if err := w.SetMeta(ctx, "documents", fmt.Sprint(docs)); err != nil {
-		return err
+	if recount {
+		var docs int
+		if err := w.Tx().QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&docs); err != nil {
+			return err
+		}
+		if err := w.SetMeta(ctx, "documents", fmt.Sprint(docs)); err != nil {
+			return err
+		}
 	}
 	if err := w.SetMeta(ctx, "indexed_at", time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return err
@@ -598,6 +762,8 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	// A worker builds an analyzer and parsers: none without work for them.
+	workers = min(workers, len(work))
 	jobs := make(chan job)
 	out := make(chan *result, 2*workers)
 	var wg sync.WaitGroup
@@ -644,7 +810,7 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	src := j.content
 	if src == nil {
 		var err error
-		src, err = os.ReadFile(c.abs)
+		src, err = os.ReadFile(c.path(opts.Root))
 		if err != nil {
 			f.Skip = SkipUnreadable
 			f.Hash = "unreadable"

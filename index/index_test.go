@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,7 +201,7 @@ func TestWalkIgnores(t *testing.T) {
 	// A symlink loop must not hang or duplicate.
 	os.Symlink(root, filepath.Join(root, "sub", "loop"))
 	w := newWalker(root, nil, false)
-	cands, err := w.walk(context.Background())
+	cands, err := w.walk(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,6 +366,91 @@ func TestResolutionStaysWithinLanguageFamily(t *testing.T) {
 	} {
 		if got := target(t, st, tc.from, tc.name); !strings.HasSuffix(got, tc.want) || (tc.want == "") != (got == "") {
 			t.Errorf("%s → %s resolved to %q, want %q", tc.from, tc.name, got, tc.want)
+		}
+	}
+}
+
+// refTargets lists every stored reference with its target's qualified name.
+func refTargets(t *testing.T, st *store.Store) []string {
+	t.Helper()
+	rows, err := st.DB().Query(`SELECT s.qname, r.kind, r.name, r.qualifier, r.line, coalesce(d.qname, '')
+		FROM refs r JOIN entities s ON s.id = r.src_id LEFT JOIN entities d ON d.id = r.dst_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var src, name, qual, dst string
+		var kind, line int
+		if err := rows.Scan(&src, &kind, &name, &qual, &line, &dst); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, src+" "+strconv.Itoa(kind)+" "+name+" "+qual+" "+strconv.Itoa(line)+" → "+dst)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// An incremental run resolves each re-parsed file's references as a cold
+// index of the same tree does, whether a reference keeps its stored target
+// (decision 56) or is resolved again because its name's definitions, its
+// file's imports or the set of files changed.
+func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
+	files := map[string]string{
+		"go.mod":     "module ex\n",
+		"app/a.go":   aGo,
+		"app/b.go":   bGo,
+		"other/o.go": "package other\n\nfunc Helper() {}\n",
+	}
+	// More files than a step changes, so that no step counts as a cold run
+	// (which resolves everything again).
+	for i := range 8 {
+		files["pad/p"+strconv.Itoa(i)+".go"] = "package pad\n\nfunc P" + strconv.Itoa(i) + "() {}\n"
+	}
+	files["pad/help.go"] = "package pad\n\nfunc Helper() {}\n"
+	twoImports := func(path string) string {
+		return "package app\n\nimport oth \"" + path + "\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n"
+	}
+	root := workspace(t, files)
+	steps := []struct {
+		name  string
+		write map[string]string
+	}{
+		{"comment only", map[string]string{"app/b.go": bGo + "\n// note\n"}},
+		{"definition renamed elsewhere", map[string]string{
+			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1),
+			"app/b.go": bGo + "\n// note 2\n"}},
+		{"new file defines it again", map[string]string{
+			"app/c.go": "package app\n\nfunc Greet(n string) string { return n }\n",
+			"app/b.go": bGo + "\n// note 3\n"}},
+		{"new import and call", map[string]string{
+			"app/b.go":   "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n",
+			"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n"}},
+		{"same call, another package imported under its alias", map[string]string{
+			"app/b.go": twoImports("ex/pad")}},
+		{"second method of the name makes a call ambiguous", map[string]string{
+			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1) + "\ntype Client struct{}\n\nfunc (c *Client) Serve() error { return nil }\n",
+			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}},
+	}
+	_, st := run(t, root, config.Default())
+	for _, step := range steps {
+		for p, c := range step.write {
+			write(t, root, p, c)
+		}
+		sum, _ := run(t, root, config.Default())
+		if sum.Parsed == 0 {
+			t.Fatalf("%s: nothing re-parsed: %+v", step.name, sum)
+		}
+		cold := t.TempDir()
+		if out, err := exec.Command("cp", "-a", root+"/.", cold).CombinedOutput(); err != nil {
+			t.Fatalf("copy: %v: %s", err, out)
+		}
+		os.RemoveAll(filepath.Join(cold, ".ctxls"))
+		_, coldSt := run(t, cold, config.Default())
+		got, want := refTargets(t, st), refTargets(t, coldSt)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: incremental references differ from a cold index:\n%s\nwant\n%s", step.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

@@ -35,24 +35,46 @@ type fileScope struct {
 	dirs    map[string]bool   // directories of everything imported
 }
 
-// fileSet answers path questions for import resolution.
+// fileSet answers path questions for import resolution. Its indexes by base
+// name and by directory are built on first use: a re-index of one file
+// often needs neither (a Go file's imports need only directories), and
+// building them for every tracked path cost more than that file's parse.
 type fileSet struct {
-	paths  map[string]int64    // path → file id
-	byBase map[string][]string // base name → paths
-	dirs   map[string][]string // dir → paths, sorted
+	paths     map[string]int64    // path → file id
+	baseIndex map[string][]string // base name → paths; see byBase
+	dirIndex  map[string][]string // dir → paths, sorted; see dirs
 }
 
 func newFileSet(paths map[string]int64) *fileSet {
-	fs := &fileSet{paths: paths, byBase: map[string][]string{}, dirs: map[string][]string{}}
-	for p := range paths {
-		fs.byBase[path.Base(p)] = append(fs.byBase[path.Base(p)], p)
-		d := path.Dir(p)
-		fs.dirs[d] = append(fs.dirs[d], p)
+	return &fileSet{paths: paths}
+}
+
+// byBase returns the paths with a base name.
+func (fs *fileSet) byBase(base string) []string {
+	if fs.baseIndex == nil {
+		fs.baseIndex = map[string][]string{}
+		for p := range fs.paths {
+			b := path.Base(p)
+			fs.baseIndex[b] = append(fs.baseIndex[b], p)
+		}
 	}
-	for _, ps := range fs.dirs {
-		sort.Strings(ps)
+	return fs.baseIndex[base]
+}
+
+// dirs returns the paths in a directory, sorted, and whether it has any.
+func (fs *fileSet) dirs(dir string) ([]string, bool) {
+	if fs.dirIndex == nil {
+		fs.dirIndex = map[string][]string{}
+		for p := range fs.paths {
+			d := path.Dir(p)
+			fs.dirIndex[d] = append(fs.dirIndex[d], p)
+		}
+		for _, ps := range fs.dirIndex {
+			sort.Strings(ps)
+		}
 	}
-	return fs
+	ps, ok := fs.dirIndex[dir]
+	return ps, ok
 }
 
 // tail returns the known path ending with suffix that is closest to from.
@@ -61,7 +83,7 @@ func (fs *fileSet) tail(suffix, from string) string {
 		return suffix
 	}
 	best, bestScore := "", -1
-	for _, p := range fs.byBase[path.Base(suffix)] {
+	for _, p := range fs.byBase(path.Base(suffix)) {
 		if !strings.HasSuffix(p, "/"+suffix) {
 			continue
 		}
@@ -75,7 +97,7 @@ func (fs *fileSet) tail(suffix, from string) string {
 // dirFile returns a representative file of a directory: its first file that
 // is not a test.
 func (fs *fileSet) dirFile(dir string) string {
-	ps := fs.dirs[dir]
+	ps, _ := fs.dirs(dir)
 	for _, p := range ps {
 		if !IsTestPath(p) {
 			return p
@@ -93,7 +115,7 @@ func (fs *fileSet) goDir(importPath string) string {
 	parts := strings.Split(importPath, "/")
 	for i := 0; i < len(parts); i++ {
 		d := strings.Join(parts[i:], "/")
-		if _, ok := fs.dirs[d]; ok {
+		if _, ok := fs.dirs(d); ok {
 			return d
 		}
 	}
@@ -186,12 +208,15 @@ func (fs *fileSet) dropLeading(p, from string) string {
 	}
 }
 
-func newResolver(defs []store.Def, files *fileSet) *resolver {
-	r := &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
+func newResolver(files *fileSet) *resolver {
+	return &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
+}
+
+// addDefs makes definitions available to resolve.
+func (r *resolver) addDefs(defs []store.Def) {
 	for _, d := range defs {
 		r.defs[d.Name] = append(r.defs[d.Name], d)
 	}
-	return r
 }
 
 // addScope records a file's imports; it returns the resolved target file id

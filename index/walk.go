@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -20,10 +21,19 @@ import (
 // candidate is a file the walk found that a supported language claims.
 type candidate struct {
 	rel   string // slash-separated, relative to the root
-	abs   string
+	abs   string // "" for the walk's: see path
 	lang  string
 	size  int64
 	mtime int64
+}
+
+// path returns the file's absolute path. The walk leaves abs empty: of a
+// re-index's thousands of candidates, few are read.
+func (c *candidate) path(root string) string {
+	if c.abs != "" {
+		return c.abs
+	}
+	return filepath.Join(root, filepath.FromSlash(c.rel))
 }
 
 // alwaysSkipped are directories that never hold the workspace's own source.
@@ -48,152 +58,277 @@ var manifests = []string{"package.json", "Cargo.toml", "pom.xml", "build.gradle"
 // walker lists the files of a workspace that the index should consider,
 // honouring .gitignore files (nested, with negations), .git/info/exclude,
 // .ctxlsignore files and configured patterns.
+//
+// The decisions (ignore rules, symlink loops, order) are taken by one
+// goroutine in depth-first name order; the system calls behind them (open,
+// getdents, a stat of every source file, reading ignore files) are done
+// ahead of it by a few prefetching goroutines, because on a large tree they
+// are most of the walk's time and a re-index after one change is mostly
+// walk.
 type walker struct {
 	root          string
 	includeVendor bool
 	extra         []gitignore.Pattern
 	visited       map[[2]uint64]bool // (dev, inode) of directories, against symlink loops
 	unsupported   int
+	// workers is the number of prefetching goroutines, one fewer than the
+	// cores (the walking goroutine is busy too); 0 lists on the walking
+	// goroutine only.
+	workers int
 }
 
 func newWalker(root string, exclude []string, includeVendor bool) *walker {
-	w := &walker{root: root, includeVendor: includeVendor, visited: map[[2]uint64]bool{}}
+	w := &walker{root: root, includeVendor: includeVendor, visited: map[[2]uint64]bool{}, workers: runtime.NumCPU() - 1}
 	for _, p := range exclude {
 		w.extra = append(w.extra, gitignore.ParsePattern(p, nil))
 	}
 	return w
 }
 
-// walk returns the candidate files below the root.
-func (w *walker) walk(ctx context.Context) ([]candidate, error) {
+// walk returns the candidate files below the root. skip, when not nil, is
+// asked about each file first, with its relative path in a buffer it must
+// not keep; the files it returns true for are left out. A re-index skips
+// the unchanged files this way without a string or a candidate for each.
+func (w *walker) walk(ctx context.Context, skip func(rel []byte, size, mtime int64) bool) ([]candidate, error) {
 	var out []candidate
 	patterns := append([]gitignore.Pattern(nil), w.extra...)
 	patterns = append(patterns, readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)...)
-	err := w.dir(ctx, w.root, nil, patterns, &out)
+	pf := newPrefetcher(w.workers)
+	defer pf.close()
+	err := w.dir(ctx, pf, newPendingDir(w.root, nil), nil, patterns, skip, &out)
 	return out, err
 }
 
-func (w *walker) dir(ctx context.Context, abs string, rel []string, inherited []gitignore.Pattern, out *[]candidate) error {
+func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, rel []string, inherited []gitignore.Pattern, skip func([]byte, int64, int64) bool, out *[]candidate) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, seen, err := readDir(abs)
-	if err != nil {
+	l := pending.wait()
+	if l.err != nil {
 		if len(rel) == 0 {
-			return fmt.Errorf("read %s: %w", abs, err)
+			return fmt.Errorf("read %s: %w", pending.abs, l.err)
 		}
 		return nil // an unreadable subdirectory is skipped, not fatal
 	}
-	if seen != nil {
-		if w.visited[*seen] {
+	if l.key != nil {
+		if w.visited[*l.key] {
 			return nil // a symlink loop or a second link to the same tree
 		}
-		w.visited[*seen] = true
+		w.visited[*l.key] = true
 	}
-	hasManifest := false
-	hasIgnore := map[string]bool{}
-	for _, e := range entries {
-		switch name := e.Name(); name {
-		case ".gitignore", ".ctxlsignore":
-			hasIgnore[name] = true
-		default:
-			for _, m := range manifests {
-				if name == m {
-					hasManifest = true
-				}
-			}
-		}
-	}
+	hasManifest := l.manifest
+	w.unsupported += l.unsupported
 	patterns := inherited
-	// Only ignore files the listing holds are opened: trying both names in
-	// every directory was two failed opens per directory of the walk.
-	for _, name := range []string{".gitignore", ".ctxlsignore"} {
-		if !hasIgnore[name] {
-			continue
-		}
-		if ps := readIgnoreFile(filepath.Join(abs, name), rel); len(ps) > 0 {
-			patterns = append(patterns[:len(patterns):len(patterns)], ps...)
-		}
+	if len(l.ignore) > 0 {
+		patterns = append(patterns[:len(patterns):len(patterns)], l.ignore...)
 	}
 	matcher := gitignore.NewMatcher(patterns)
-	for _, e := range entries {
-		name := e.Name()
-		childRel := append(rel[:len(rel):len(rel)], name)
-		childAbs := filepath.Join(abs, name)
-		mode := e.Type()
-		isDir := e.IsDir()
-		if mode&fs.ModeSymlink != 0 {
-			info, err := os.Stat(childAbs)
-			if err != nil {
-				continue // dangling link
-			}
-			isDir = info.IsDir()
-			if !isDir && !info.Mode().IsRegular() {
-				continue
-			}
-		} else if !isDir && !mode.IsRegular() {
+	// Subdirectories to descend into are queued for prefetching all at
+	// once, before descending into the first.
+	// The queue is a stack, so they are queued last first.
+	subs := make([]*pendingDir, len(l.entries))
+	var queue []*pendingDir
+	// The files' relative paths are built in one buffer.
+	var relBuf []byte
+	if len(rel) > 0 {
+		relBuf = append([]byte(strings.Join(rel, "/")), '/')
+	}
+	dirLen := len(relBuf)
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		e := &l.entries[i]
+		if e.lang != "" {
 			continue
 		}
-		if isDir {
-			if alwaysSkipped[name] || (vendorDirs[name] && !w.includeVendor) || (hasManifest && buildOutputs[name]) {
-				continue
-			}
-			if matcher.Match(childRel, true) {
-				continue
-			}
-			if err := w.dir(ctx, childAbs, childRel, patterns, out); err != nil {
+		if alwaysSkipped[e.name] || (vendorDirs[e.name] && !w.includeVendor) || (hasManifest && buildOutputs[e.name]) {
+			continue
+		}
+		childRel := append(rel[:len(rel):len(rel)], e.name)
+		if matcher.Match(childRel, true) {
+			continue
+		}
+		subs[i] = newPendingDir(filepath.Join(pending.abs, e.name), childRel)
+		queue = append(queue, subs[i])
+	}
+	pf.push(queue...)
+	// One path buffer for matching the files: the matcher does not keep it.
+	fileRel := append(rel[:len(rel):len(rel)], "")
+	for i := range l.entries {
+		e := &l.entries[i]
+		if sub := subs[i]; sub != nil {
+			if err := w.dir(ctx, pf, sub, sub.rel, patterns, skip, out); err != nil {
 				return err
 			}
 			continue
 		}
-		lang, ok := symbols.LanguageFor(name)
-		if !ok {
-			w.unsupported++
+		if e.lang == "" {
 			continue
 		}
-		if matcher.Match(childRel, false) {
+		fileRel[len(rel)] = e.name
+		if matcher.Match(fileRel, false) || e.statErr {
 			continue
 		}
-		// For a regular file the directory entry's lstat is the stat.
-		var info fs.FileInfo
-		var err error
-		if mode&fs.ModeSymlink != 0 {
-			info, err = os.Stat(childAbs)
-		} else {
-			info, err = e.Info()
-		}
-		if err != nil {
+		relBuf = append(relBuf[:dirLen], e.name...)
+		if skip != nil && skip(relBuf, e.size, e.mtime) {
 			continue
 		}
-		*out = append(*out, candidate{
-			rel:   strings.Join(childRel, "/"),
-			abs:   childAbs,
-			lang:  lang.Name,
-			size:  info.Size(),
-			mtime: info.ModTime().UnixNano(),
-		})
+		*out = append(*out, candidate{rel: string(relBuf), lang: e.lang, size: e.size, mtime: e.mtime})
 	}
 	return nil
 }
 
-// readDir lists a directory sorted by name, like os.ReadDir, and returns
-// its (device, inode) from a stat of the open descriptor (nil where the
-// platform has none), which costs less than a second lookup by path.
-func readDir(abs string) ([]fs.DirEntry, *[2]uint64, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, nil, err
+// dirEntry is a subdirectory (or a link to one), or a file that a
+// supported language claims (or a link to one) with its size and mtime,
+// from a stat of what the link points to for a link. Other entries are
+// only counted: they are most of a tree's names and the walk needs none.
+type dirEntry struct {
+	name        string
+	lang        string // "" for a directory
+	size, mtime int64
+	statErr     bool
+}
+
+// listing is what the walk needs of one directory.
+type listing struct {
+	entries     []dirEntry // sorted by name
+	unsupported int        // files (or links to files) no language claims
+	manifest    bool       // a build manifest is among the names
+	ignoreFiles []string   // ignore files among the names, in the order read
+	key         *[2]uint64 // (device, inode); nil where the platform has none
+	ignore      []gitignore.Pattern
+	err         error
+}
+
+// note records a name that is not an entry: a manifest, an ignore file.
+func (l *listing) note(name string) {
+	switch name {
+	case ".gitignore", ".ctxlsignore":
+		l.ignoreFiles = append(l.ignoreFiles, name)
 	}
-	defer f.Close()
-	var key *[2]uint64
-	if info, err := f.Stat(); err == nil {
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			key = &[2]uint64{uint64(st.Dev), uint64(st.Ino)}
+	if slices.Contains(manifests, name) {
+		l.manifest = true
+	}
+}
+
+// list reads one directory: entries, stats of source files, ignore files.
+func list(abs string, rel []string) listing {
+	l := listDir(abs)
+	if l.err != nil {
+		return l
+	}
+	slices.SortFunc(l.entries, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	// Only ignore files the listing holds are opened: trying both names in
+	// every directory was two failed opens per directory of the walk.
+	for _, name := range []string{".gitignore", ".ctxlsignore"} {
+		if slices.Contains(l.ignoreFiles, name) {
+			l.ignore = append(l.ignore, readIgnoreFile(filepath.Join(abs, name), rel)...)
 		}
 	}
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, key, err
+	return l
+}
+
+// languageOf returns the name of the language that claims a file name, or
+// "".
+func languageOf(name string) string {
+	if lang, ok := symbols.LanguageFor(name); ok {
+		return lang.Name
+	}
+	return ""
+}
+
+// pendingDir is a directory listing that a prefetcher or the walk itself,
+// whichever comes first, reads.
+type pendingDir struct {
+	abs     string
+	rel     []string
+	claimed atomic.Bool
+	done    chan struct{}
+	l       listing
+}
+
+func newPendingDir(abs string, rel []string) *pendingDir {
+	return &pendingDir{abs: abs, rel: rel, done: make(chan struct{})}
+}
+
+// run reads the listing unless another goroutine has claimed it.
+func (p *pendingDir) run() {
+	if p.claimed.CompareAndSwap(false, true) {
+		p.l = list(p.abs, p.rel)
+		close(p.done)
+	}
+}
+
+// wait returns the listing, reading it here if no prefetcher has started.
+func (p *pendingDir) wait() *listing {
+	p.run()
+	<-p.done
+	return &p.l
+}
+
+// prefetcher reads queued directory listings on a few goroutines. The queue
+// is a stack: the walk descends depth first, so the directories queued last
+// (the children of the one it just entered) are the ones it needs next.
+type prefetcher struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []*pendingDir
+	closed  bool
+	workers int
+	wg      sync.WaitGroup
+}
+
+func newPrefetcher(workers int) *prefetcher {
+	pf := &prefetcher{workers: workers}
+	pf.cond = sync.NewCond(&pf.mu)
+	for range workers {
+		pf.wg.Add(1)
+		go pf.work()
+	}
+	return pf
+}
+
+// push queues directories for prefetching; the last is read first.
+func (pf *prefetcher) push(ps ...*pendingDir) {
+	if len(ps) == 0 || pf.workers == 0 {
+		return
+	}
+	pf.mu.Lock()
+	pf.stack = append(pf.stack, ps...)
+	pf.mu.Unlock()
+	if len(ps) == 1 {
+		pf.cond.Signal()
+	} else {
+		pf.cond.Broadcast()
+	}
+}
+
+func (pf *prefetcher) work() {
+	defer pf.wg.Done()
+	for {
+		pf.mu.Lock()
+		for len(pf.stack) == 0 && !pf.closed {
+			pf.cond.Wait()
+		}
+		if pf.closed {
+			pf.mu.Unlock()
+			return
+		}
+		p := pf.stack[len(pf.stack)-1]
+		pf.stack[len(pf.stack)-1] = nil
+		pf.stack = pf.stack[:len(pf.stack)-1]
+		pf.mu.Unlock()
+		p.run()
+	}
+}
+
+// close stops the prefetching goroutines; listings not yet started are
+// dropped (the walk has ended or failed).
+func (pf *prefetcher) close() {
+	pf.mu.Lock()
+	pf.closed = true
+	pf.stack = nil
+	pf.mu.Unlock()
+	pf.cond.Broadcast()
+	pf.wg.Wait()
 }
 
 // readIgnoreFile parses a gitignore-format file; a missing file yields none.

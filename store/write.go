@@ -265,22 +265,29 @@ func (w *Writer) UpsertFile(ctx context.Context, f *File) error {
 	return nil
 }
 
-// EntityKeys returns the ids and names of a file's entities (before a
-// replace, to know which references elsewhere need re-resolution).
-func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]string, error) {
-	rows, err := w.tx.QueryContext(ctx, `SELECT id, name FROM entities WHERE file_id = ? AND kind != 'file'`, fileID)
+// EntityKey is what references elsewhere resolve by: an entity's name and
+// its parent (whose name a method's definition carries).
+type EntityKey struct {
+	Name     string
+	ParentID int64 // 0 when none
+}
+
+// EntityKeys returns the names and parents of a file's entities by id
+// (before a replace, to know which references elsewhere need re-resolution).
+func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]EntityKey, error) {
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, name, coalesce(parent_id, 0) FROM entities WHERE file_id = ? AND kind != 'file'`, fileID)
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	out := map[int64]string{}
+	out := map[int64]EntityKey{}
 	for rows.Next() {
 		var id int64
-		var n string
-		if err := rows.Scan(&id, &n); err != nil {
+		var k EntityKey
+		if err := rows.Scan(&id, &k.Name, &k.ParentID); err != nil {
 			return nil, classify(err)
 		}
-		out[id] = n
+		out[id] = k
 	}
 	return out, classify(rows.Err())
 }
