@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// EntityIDsInFile returns the ids of a file's entities in the order of
+// EntitiesInFile (the file entity first, then source order), without reading
+// their rows' text: callers that only follow edges need no signatures or
+// docs, and every page of rows a short-lived process reads is a page fault.
+func (s *Store) EntityIDsInFile(ctx context.Context, path string) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id FROM entities e JOIN files f ON f.id = e.file_id
+		WHERE f.path = ? ORDER BY e.kind != 'file', e.start_line, e.end_line DESC`, path)
+	if err != nil {
+		return nil, classify(fmt.Errorf("entities of %s: %w", path, err))
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, id)
+	}
+	return out, classify(rows.Err())
+}
+
+// Located is an entity's qualified name and where it starts: what a list of
+// neighbours shows of it.
+type Located struct {
+	QName string
+	Path  string
+	Line  int
+}
+
+// Locate returns the qualified name and location of each of ids, keyed by
+// id; ids that name no entity (stale edge targets) are absent.
+func (s *Store) Locate(ctx context.Context, ids []int64) (map[int64]Located, error) {
+	out := make(map[int64]Located, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.qname, e.start_line, f.path FROM entities e JOIN files f ON f.id = e.file_id
+			WHERE e.id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return nil, classify(fmt.Errorf("locate entities: %w", err))
+		}
+		for rows.Next() {
+			var id int64
+			var l Located
+			if err := rows.Scan(&id, &l.QName, &l.Line, &l.Path); err != nil {
+				rows.Close()
+				return nil, classify(err)
+			}
+			out[id] = l
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, classify(err)
+		}
+	}
+	return out, nil
+}
