@@ -159,7 +159,7 @@ func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, e
 func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
 	for _, rel := range ev.Files {
-		ids, err := ev.Store.EntityIDsInFile(ctx, rel)
+		ids, err := ev.Store.EntityIDsInFile(ctx, rel, store.MaxEdgeIDs)
 		if err != nil || len(ids) == 0 {
 			continue
 		}

@@ -73,12 +73,28 @@ func TestRelatedMatchesLoadingAll(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ids, err := st.EntityIDsInFile(ctx, "hub.go")
+	ids, err := st.EntityIDsInFile(ctx, "hub.go", store.MaxEdgeIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	from, _ := st.EdgesFrom(ctx, ids, 200)
 	to, _ := st.EdgesTo(ctx, ids, 200)
+	// The edges do not depend on the order of the ids (SQLite visits an IN
+	// list in sorted order), so an unordered id list gives what the rows
+	// in source order gave.
+	ents, err := st.EntitiesInFile(ctx, "hub.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ordered []int64
+	for _, e := range ents {
+		ordered = append(ordered, e.ID)
+	}
+	fromOrdered, _ := st.EdgesFrom(ctx, ordered, 200)
+	toOrdered, _ := st.EdgesTo(ctx, ordered, 200)
+	if !reflect.DeepEqual(from, fromOrdered) || !reflect.DeepEqual(to, toOrdered) {
+		t.Fatalf("edges depend on the order of the ids")
+	}
 	if len(from) <= relatedBatch || len(to) == 0 {
 		t.Fatalf("fixture has %d outgoing and %d incoming edges; want more than a batch (%d) out", len(from), len(to), relatedBatch)
 	}

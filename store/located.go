@@ -5,13 +5,25 @@ import (
 	"fmt"
 )
 
-// EntityIDsInFile returns the ids of a file's entities in the order of
-// EntitiesInFile (the file entity first, then source order), without reading
-// their rows' text: callers that only follow edges need no signatures or
-// docs, and every page of rows a short-lived process reads is a page fault.
-func (s *Store) EntityIDsInFile(ctx context.Context, path string) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id FROM entities e JOIN files f ON f.id = e.file_id
+// EntityIDsInFile returns the ids of a file's entities, at most limit of
+// them. A file with more has the first limit in the order of EntitiesInFile
+// (the file entity first, then source order); otherwise the order is
+// unspecified and the ids come from the file-id index alone. Entity ids are
+// hashes, so a file's rows lie on as many random pages as it has entities,
+// and in a short-lived process every page read is a page fault: callers
+// that only follow edges need neither the rows nor their order.
+func (s *Store) EntityIDsInFile(ctx context.Context, path string, limit int) ([]int64, error) {
+	ids, err := s.entityIDs(ctx, `SELECT e.id FROM entities e JOIN files f ON f.id = e.file_id WHERE f.path = ?`, path)
+	if err != nil || len(ids) <= limit {
+		return ids, err
+	}
+	ids, err = s.entityIDs(ctx, `SELECT e.id FROM entities e JOIN files f ON f.id = e.file_id
 		WHERE f.path = ? ORDER BY e.kind != 'file', e.start_line, e.end_line DESC`, path)
+	return ids[:min(limit, len(ids))], err
+}
+
+func (s *Store) entityIDs(ctx context.Context, query, path string) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, query, path)
 	if err != nil {
 		return nil, classify(fmt.Errorf("entities of %s: %w", path, err))
 	}

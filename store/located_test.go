@@ -3,8 +3,15 @@ package store
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 )
+
+func sorted(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
 
 func TestEntityIDsInFileAndLocate(t *testing.T) {
 	ctx := context.Background()
@@ -36,13 +43,21 @@ func TestEntityIDsInFileAndLocate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []int64
+		var ordered []int64
 		for _, e := range ents {
-			want = append(want, e.ID)
+			ordered = append(ordered, e.ID)
 		}
-		got, err := s.EntityIDsInFile(ctx, path)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("EntityIDsInFile(%s) = %v, %v; EntitiesInFile order %v", path, got, err, want)
+		// Up to the limit: all ids, in any order.
+		got, err := s.EntityIDsInFile(ctx, path, len(ordered))
+		if err != nil || !reflect.DeepEqual(sorted(got), sorted(ordered)) {
+			t.Errorf("EntityIDsInFile(%s, %d) = %v, %v; want the ids of %v", path, len(ordered), got, err, ordered)
+		}
+		// Past it: the first ones in EntitiesInFile's order.
+		if len(ordered) > 2 {
+			got, err := s.EntityIDsInFile(ctx, path, 2)
+			if err != nil || !reflect.DeepEqual(got, ordered[:2]) {
+				t.Errorf("EntityIDsInFile(%s, 2) = %v, %v; want %v", path, got, err, ordered[:2])
+			}
 		}
 	}
 

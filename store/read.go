@@ -251,6 +251,10 @@ type Edge struct {
 	Kind     RefKind
 }
 
+// MaxEdgeIDs is how many of the ids given to EdgesFrom and EdgesTo are
+// looked up: the first MaxEdgeIDs.
+const MaxEdgeIDs = 900
+
 // EdgesFrom returns resolved references leaving any of ids (callees,
 // referenced types, imported files).
 func (s *Store) EdgesFrom(ctx context.Context, ids []int64, limit int) ([]Edge, error) {
@@ -267,8 +271,8 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if len(ids) > 900 {
-		ids = ids[:900]
+	if len(ids) > MaxEdgeIDs {
+		ids = ids[:MaxEdgeIDs]
 	}
 	args := append(int64Args(ids), limit)
 	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id LIMIT ?`, args...)
