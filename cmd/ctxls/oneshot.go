@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
 )
 
@@ -12,21 +11,13 @@ import (
 const oneRequestHeapLimit = 256 << 20
 
 // oneRequestRuntime tunes the Go runtime for a process that answers one
-// request and exits (a hook, `ctxls query`, `ctxls context`), where every
-// page of fresh memory costs a page fault and the garbage collector has
-// nothing to give back before exit (docs/decisions/0080):
-//
-//   - one P: the scheduler stops spinning a second thread, and allocations
-//     fill one set of per-P spans instead of two. SQLite work (cgo) still
-//     overlaps on other threads; a hook's sources still run concurrently.
-//   - no collection below oneRequestHeapLimit: a cycle started up mark
-//     workers and work buffers that cost more pages than it freed.
-//
-// Settings in the environment (GOMAXPROCS, GOGC, GOMEMLIMIT) win.
+// request and exits (a hook, `ctxls query`, `ctxls context`): no garbage
+// collection below oneRequestHeapLimit. Such a process allocates 1–3 MB and
+// rarely reaches the first collection, but when it did, the cycle's mark
+// workers and work buffers cost ~200 page faults more than the memory it
+// freed saved (docs/decisions/0080). GOGC or GOMEMLIMIT in the environment
+// win.
 func oneRequestRuntime() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(oneRequestHeapLimit)
