@@ -36,9 +36,13 @@ func relatedAll(byID map[int64]store.Entity, edges []store.Edge, self string, pi
 // TestRelatedMatchesLoadingAll checks the batched neighbour lookup against
 // loading every neighbour, on a file with more edges than a batch, most of
 // them to itself, and repeated neighbours in other files.
-func TestRelatedMatchesLoadingAll(t *testing.T) {
+// hubWorkspace indexes a workspace whose hub.go has more edges than a
+// batch of related, most of them to itself, and repeated neighbours in
+// other files.
+func hubWorkspace(tb testing.TB) *store.Store {
+	tb.Helper()
 	ctx := context.Background()
-	root := t.TempDir()
+	root := tb.TempDir()
 	var hub, other, user strings.Builder
 	hub.WriteString("package hub\n\n")
 	for i := range 60 {
@@ -61,17 +65,39 @@ func TestRelatedMatchesLoadingAll(t *testing.T) {
 	}
 	for name, src := range map[string]string{"hub.go": hub.String(), "other.go": other.String(), "user.go": user.String()} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	st, err := store.Open(ctx, root, store.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer st.Close()
+	tb.Cleanup(func() { st.Close() })
 	if _, err := index.Run(ctx, st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return st
+}
+
+// BenchmarkAfterTool is the code source's work after a tool call on hub.go
+// (post-tool-use): the file's entity ids, its edges both ways, and the
+// neighbours in other files.
+func BenchmarkAfterTool(b *testing.B) {
+	ctx := context.Background()
+	st := hubWorkspace(b)
+	ev := &Event{Name: "PostToolUse", Store: st, Files: []string{"hub.go"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		es, err := (codeSource{}).afterTool(ctx, ev)
+		if err != nil || len(es) != 1 {
+			b.Fatalf("afterTool = %d entries, %v", len(es), err)
+		}
+	}
+}
+
+func TestRelatedMatchesLoadingAll(t *testing.T) {
+	ctx := context.Background()
+	st := hubWorkspace(t)
 
 	ids, err := st.EntityIDsInFile(ctx, "hub.go", store.MaxEdgeIDs)
 	if err != nil {
