@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
 // EntityIDsInFile returns the ids of a file's entities, at most limit of
@@ -74,3 +75,9 @@ func (s *Store) Locate(ctx context.Context, ids []int64) (map[int64]Located, err
 	}
 	return out, nil
 }
+
+// limitSQL is a LIMIT written into the statement rather than bound: SQLite
+// re-prepares a statement whenever a new value is bound to its LIMIT (the
+// planner may use it), so a bound limit cost a second prepare on every run
+// and made the statement cache useless for it.
+func limitSQL(n int) string { return strconv.Itoa(n) }
