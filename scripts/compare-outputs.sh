@@ -66,7 +66,7 @@ run() { # bin dir
 # so reusing it would be fine too); hook outputs never contain it.
 run "$OLD" "$OUT/old"
 run "$NEW" "$OUT/new"
-rm -rf "$TREE/.ctxls" && cp -a "$SNAP" "$TREE/.ctxls"
+rm -rf "$TREE/.ctxls" && cp -a "$SNAP" "$TREE/.ctxls" && rm -rf "$SNAP"
 
 # Scores are compared to 9 significant digits: the graph's float sums follow
 # map order, so the same binary differs in the last digits from run to run
