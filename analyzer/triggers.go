@@ -4,7 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TriggerType says what produced a trigger.
@@ -46,29 +48,44 @@ type Trigger struct {
 	Line int `json:"line,omitempty"`
 }
 
-var (
+// messageRegexps are the patterns of Message, compiled on first use: a hook
+// or command that analyzes no message (most of them) does not pay for
+// compiling them at start-up.
+type messageRegexps struct {
 	// Qualified names: pkg.Name, Type::method, obj.method(), a.b.c.
-	reQualSep   = regexp.MustCompile(`\.|::|->|#`)
-	reQualified = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?`)
+	qualSep, qualified *regexp.Regexp
 	// Plain identifiers, filtered below by shape.
-	reIdent = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:\(\))?`)
-	// Backticked code spans are intentional mentions whatever their shape.
-	reTicked = regexp.MustCompile("`([^`\n]{1,120})`")
+	ident *regexp.Regexp
 	// Paths with an extension (and optional :line:col), or with a slash.
-	rePath    = regexp.MustCompile(`(?:^|[\s"'(\[<=,])((?:[A-Za-z]:)?(?:\.{0,2}/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?::(\d+))?(?::\d+)?`)
-	reDirPath = regexp.MustCompile(`(?:^|[\s"'(\[<])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+)/?(?:$|[\s"')\]>,.:;])`)
+	path, dirPath *regexp.Regexp
 	// Python traceback: File "x.py", line 12, in func
-	rePyFrame = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>]+))?`)
+	pyFrame *regexp.Regexp
 	// JS/TS stack: at fn (path:12:3) or at path:12:3
-	reJSFrame = regexp.MustCompile(`\bat (?:(?:async )?([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?`)
+	jsFrame *regexp.Regexp
 	// Go panic frames: pkg/path.Func(...) then \t/path/file.go:123 +0x..
-	reGoFunc = regexp.MustCompile(`(?m)^([\w./-]+)\.(\(?\*?[\w]+\)?\.)?([\w]+)\(`)
-	// Implicit questions.
-	reHow   = regexp.MustCompile(`(?i)\bhow (?:does|do|is|are|can|could|should|would) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
-	reWhat  = regexp.MustCompile(`(?i)\bwhat (?:is|are|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
-	reWhere = regexp.MustCompile(`(?i)\bwhere (?:is|are|do|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
-	reWhy   = regexp.MustCompile(`(?i)\bwhy (?:does|do|is|are|did) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`)
-)
+	goFunc *regexp.Regexp
+	// Implicit questions: how, what, where, why.
+	questions []*regexp.Regexp
+}
+
+var messagePatterns = sync.OnceValue(func() *messageRegexps {
+	return &messageRegexps{
+		qualSep:   regexp.MustCompile(`\.|::|->|#`),
+		qualified: regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?`),
+		ident:     regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*(?:\(\))?`),
+		path:      regexp.MustCompile(`(?:^|[\s"'(\[<=,])((?:[A-Za-z]:)?(?:\.{0,2}/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?::(\d+))?(?::\d+)?`),
+		dirPath:   regexp.MustCompile(`(?:^|[\s"'(\[<])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+)/?(?:$|[\s"')\]>,.:;])`),
+		pyFrame:   regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>]+))?`),
+		jsFrame:   regexp.MustCompile(`\bat (?:(?:async )?([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?`),
+		goFunc:    regexp.MustCompile(`(?m)^([\w./-]+)\.(\(?\*?[\w]+\)?\.)?([\w]+)\(`),
+		questions: []*regexp.Regexp{
+			regexp.MustCompile(`(?i)\bhow (?:does|do|is|are|can|could|should|would) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`),
+			regexp.MustCompile(`(?i)\bwhat (?:is|are|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`),
+			regexp.MustCompile(`(?i)\bwhere (?:is|are|do|does) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`),
+			regexp.MustCompile(`(?i)\bwhy (?:does|do|is|are|did) (?:the |a |an )?([\w.:-]+(?:\s+[\w.:-]+){0,3})`),
+		},
+	}
+})
 
 // commonWords are capitalised or identifier-shaped words that are English,
 // not code.
@@ -94,6 +111,7 @@ var commonWords = map[string]bool{
 // Message analyzes a message (a prompt, an issue, pasted error output) and
 // returns its triggers, strongest first, without duplicates.
 func Message(text string) []Trigger {
+	re := messagePatterns()
 	var out []Trigger
 	seen := map[string]bool{}
 	add := func(t TriggerType, q string, line int) {
@@ -110,14 +128,14 @@ func Message(text string) []Trigger {
 	}
 
 	// Error output first: it names exact places.
-	for _, m := range rePyFrame.FindAllStringSubmatch(text, -1) {
+	for _, m := range re.pyFrame.FindAllStringSubmatch(text, -1) {
 		n, _ := strconv.Atoi(m[2])
 		add(TriggerErrorLoc, m[1], n)
 		if m[3] != "" && !strings.HasPrefix(m[3], "<") {
 			add(TriggerSymbol, m[3], 0)
 		}
 	}
-	for _, m := range reJSFrame.FindAllStringSubmatch(text, -1) {
+	for _, m := range re.jsFrame.FindAllStringSubmatch(text, -1) {
 		n, _ := strconv.Atoi(m[3])
 		if !strings.Contains(m[2], "node_modules") && !strings.HasPrefix(m[2], "node:") {
 			add(TriggerErrorLoc, m[2], n)
@@ -126,13 +144,13 @@ func Message(text string) []Trigger {
 			}
 		}
 	}
-	for _, m := range reGoFunc.FindAllStringSubmatch(text, -1) {
+	for _, m := range re.goFunc.FindAllStringSubmatch(text, -1) {
 		if strings.Contains(m[1], "/") || m[2] != "" {
 			add(TriggerSymbol, m[3], 0)
 		}
 	}
 	paths := map[string]bool{}
-	for _, m := range rePath.FindAllStringSubmatch(text, -1) {
+	for _, m := range re.path.FindAllStringSubmatch(text, -1) {
 		p := m[1]
 		if isURLish(text, p) || !looksLikePath(p) {
 			continue
@@ -148,15 +166,15 @@ func Message(text string) []Trigger {
 			add(TriggerPath, p, 0)
 		}
 	}
-	for _, m := range reDirPath.FindAllStringSubmatch(text, -1) {
+	for _, m := range re.dirPath.FindAllStringSubmatch(text, -1) {
 		if !paths[m[1]] && !isURLish(text, m[1]) && strings.Count(m[1], "/") >= 1 && !strings.Contains(m[1], "//") {
 			add(TriggerPath, m[1], 0)
 		}
 	}
 
 	// Symbols.
-	for _, m := range reTicked.FindAllStringSubmatch(text, -1) {
-		for _, id := range reIdent.FindAllString(m[1], -1) {
+	for _, span := range tickedSpans(text) {
+		for _, id := range re.ident.FindAllString(span, -1) {
 			id = strings.TrimSuffix(id, "()")
 			if len(id) > 1 && !commonWords[id] && !IsStopWord(strings.ToLower(id)) {
 				add(TriggerSymbol, id, 0)
@@ -166,17 +184,17 @@ func Message(text string) []Trigger {
 	// Components of a qualified name are not mentions of their own:
 	// "AuthService.Login" is about Login, not about every AuthService.
 	component := map[string]bool{}
-	for _, q := range reQualified.FindAllString(text, -1) {
+	for _, q := range re.qualified.FindAllString(text, -1) {
 		q = strings.TrimSuffix(q, "()")
 		if looksLikePath(q) || isURLish(text, q) || isSentenceDot(q) {
 			continue
 		}
 		add(TriggerSymbol, q, 0)
-		for _, p := range reQualSep.Split(q, -1) {
+		for _, p := range re.qualSep.Split(q, -1) {
 			component[p] = true
 		}
 	}
-	for _, id := range reIdent.FindAllString(text, -1) {
+	for _, id := range re.ident.FindAllString(text, -1) {
 		call := strings.HasSuffix(id, "()")
 		id = strings.TrimSuffix(id, "()")
 		if commonWords[id] || component[id] || (!call && !isCodeShaped(id)) {
@@ -186,8 +204,8 @@ func Message(text string) []Trigger {
 	}
 
 	// Implicit questions.
-	for _, re := range []*regexp.Regexp{reHow, reWhat, reWhere, reWhy} {
-		for _, m := range re.FindAllStringSubmatch(text, -1) {
+	for _, q := range re.questions {
+		for _, m := range q.FindAllStringSubmatch(text, -1) {
 			phrase := strings.TrimRight(m[1], ".:-")
 			if informative(phrase) {
 				add(TriggerImplicit, phrase, 0)
@@ -195,6 +213,39 @@ func Message(text string) []Trigger {
 		}
 	}
 	return out
+}
+
+// maxTicked is the longest backticked span, in characters, that counts as
+// a code mention.
+const maxTicked = 120
+
+// tickedSpans returns the contents of backticked code spans (intentional
+// mentions whatever their shape): what the capture of "`([^`\n]{1,120})`"
+// matches, in order. It is written out because that counted repetition
+// compiles to 120 copies of the class, a quarter of the analyzer's regexp
+// compilation in every process that reads a message.
+func tickedSpans(text string) []string {
+	var out []string
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '`')
+		if j < 0 {
+			return out
+		}
+		start := i + j + 1
+		k, n := start, 0
+		for k < len(text) && text[k] != '`' && text[k] != '\n' && n <= maxTicked {
+			_, size := utf8.DecodeRuneInString(text[k:])
+			k += size
+			n++
+		}
+		if k < len(text) && text[k] == '`' && n >= 1 && n <= maxTicked {
+			out = append(out, text[start:k])
+			i = k + 1
+			continue
+		}
+		// No span opens here; the next backtick may open one.
+		i = start
+	}
 }
 
 // isCodeShaped reports identifiers that are unlikely to be English words:

@@ -1,6 +1,11 @@
 package analyzer
 
-import "testing"
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 func TestMessage(t *testing.T) {
 	type want struct {
@@ -54,4 +59,39 @@ func TestMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tickedRE is the pattern tickedSpans implements.
+var tickedRE = regexp.MustCompile("`([^`\n]{1,120})`")
+
+func tickedByRegexp(text string) []string {
+	var out []string
+	for _, m := range tickedRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestTickedSpans(t *testing.T) {
+	long := strings.Repeat("x", maxTicked)
+	for _, text := range []string{
+		"", "`", "``", "```", "`a`", "call `Foo` and `bar.Baz()`", "``a`", "`a``b`",
+		"`" + long + "`", "`" + long + "y`", "`" + long + "y`z`", "`a\nb` `c`",
+		"`" + strings.Repeat("é", maxTicked) + "`", "`" + strings.Repeat("é", maxTicked+1) + "`x`",
+		"`\xff\xfe`", "`" + strings.Repeat("\xff", maxTicked+1) + "`ok`", "end `open",
+	} {
+		if got, want := tickedSpans(text), tickedByRegexp(text); !reflect.DeepEqual(got, want) {
+			t.Errorf("tickedSpans(%q) = %q, regexp gives %q", text, got, want)
+		}
+	}
+}
+
+func FuzzTickedSpans(f *testing.F) {
+	f.Add("use `http.Server` here")
+	f.Add("``x` `" + strings.Repeat("ab", 70) + "`")
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := tickedSpans(text), tickedByRegexp(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("tickedSpans(%q) = %q, regexp gives %q", text, got, want)
+		}
+	})
 }

@@ -159,29 +159,20 @@ func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, e
 func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
 	for _, rel := range ev.Files {
-		ents, err := ev.Store.EntitiesInFile(ctx, rel)
-		if err != nil || len(ents) == 0 {
+		ids, err := ev.Store.EntityIDsInFile(ctx, rel, store.MaxEdgeIDs)
+		if err != nil || len(ids) == 0 {
 			continue
-		}
-		var ids []int64
-		for _, e := range ents {
-			ids = append(ids, e.ID)
 		}
 		from, _ := ev.Store.EdgesFrom(ctx, ids, 200)
 		to, _ := ev.Store.EdgesTo(ctx, ids, 200)
-		var other []int64
-		for _, e := range from {
-			other = append(other, e.Dst)
-		}
-		for _, e := range to {
-			other = append(other, e.Src)
-		}
-		byID, err := ev.Store.EntitiesByID(ctx, other)
+		uses, err := related(ctx, ev.Store, from, rel, func(e store.Edge) int64 { return e.Dst })
 		if err != nil {
 			return nil, err
 		}
-		uses := related(byID, from, rel, func(e store.Edge) int64 { return e.Dst })
-		usedBy := related(byID, to, rel, func(e store.Edge) int64 { return e.Src })
+		usedBy, err := related(ctx, ev.Store, to, rel, func(e store.Edge) int64 { return e.Src })
+		if err != nil {
+			return nil, err
+		}
 		if len(uses) == 0 && len(usedBy) == 0 {
 			continue
 		}
@@ -198,21 +189,45 @@ func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, er
 	return out, nil
 }
 
-func related(byID map[int64]store.Entity, edges []store.Edge, self string, pick func(store.Edge) int64) []string {
+const (
+	// maxRelated is how many neighbours afterTool lists each way.
+	maxRelated = 10
+	// relatedBatch is how many edges' far ends are looked up at a time. The
+	// list shows the first maxRelated neighbours in other files, in edge
+	// order, and the first batch usually holds them: looking up all (up to
+	// 400) ends was most of a post-tool-use hook's time, each in a random
+	// page of the index.
+	relatedBatch = 32
+)
+
+// related returns, in edge order, the distinct neighbours (the entity pick
+// chooses of each edge) outside the file self, at most maxRelated of them.
+func related(ctx context.Context, st *store.Store, edges []store.Edge, self string, pick func(store.Edge) int64) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	for _, e := range edges {
-		ent, ok := byID[pick(e)]
-		if !ok || ent.Path == self {
-			continue
+	for start := 0; start < len(edges) && len(out) < maxRelated; start += relatedBatch {
+		batch := edges[start:min(start+relatedBatch, len(edges))]
+		ids := make([]int64, len(batch))
+		for i, e := range batch {
+			ids[i] = pick(e)
 		}
-		s := fmt.Sprintf("%s (%s:%d)", ent.QName, ent.Path, ent.StartLine)
-		if !seen[s] && len(out) < 10 {
-			seen[s] = true
-			out = append(out, s)
+		found, err := st.Locate(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range batch {
+			l, ok := found[pick(e)]
+			if !ok || l.Path == self {
+				continue // a stale edge, or the file itself
+			}
+			s := fmt.Sprintf("%s (%s:%d)", l.QName, l.Path, l.Line)
+			if !seen[s] && len(out) < maxRelated {
+				seen[s] = true
+				out = append(out, s)
+			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // lineOf returns the 1-based line where needle starts in the file, or 0.

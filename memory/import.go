@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxls/ctxls/store"
@@ -33,12 +34,12 @@ type ImportReport struct {
 	SkippedEdges []string `json:"skippedEdges"`
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // slugify makes s a valid slug (lowercase, runs of other characters become
 // one hyphen).
 func slugify(s string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	return strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
 // Import converts a memory store (the TypeScript plugin's layout or the

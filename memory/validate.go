@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -19,11 +20,11 @@ const (
 
 // slugPattern is the seed's slug rule; it admits no dots or slashes, so a
 // valid slug is also a safe file name.
-var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var slugPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ValidSlug reports whether s is a valid slug (also used for tags and edge
 // labels, which follow the same lowercase-hyphenated rule).
-func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+func ValidSlug(s string) bool { return slugPattern().MatchString(s) }
 
 // ValidationError lists every rule a memory breaks.
 type ValidationError []string
@@ -38,7 +39,7 @@ func (e ValidationError) Error() string {
 // CheckSlug returns an error when s is not a valid slug.
 func CheckSlug(s string) error {
 	if !ValidSlug(s) {
-		return fmt.Errorf("invalid slug %q: use lowercase letters, digits and single hyphens (%s)", s, slugPattern)
+		return fmt.Errorf("invalid slug %q: use lowercase letters, digits and single hyphens (%s)", s, slugPattern())
 	}
 	return nil
 }
@@ -52,7 +53,7 @@ func Validate(m *Memory, now time.Time) error {
 	var errs ValidationError
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	if !ValidSlug(m.Slug) {
-		add("slug %q must match %s", m.Slug, slugPattern)
+		add("slug %q must match %s", m.Slug, slugPattern())
 	}
 	if !m.Type.Valid() {
 		add("type %q must be one of decision, learning, artifact, gotcha, breadcrumb, hub", m.Type)

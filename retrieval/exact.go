@@ -7,12 +7,13 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/store"
 )
 
-var qualSep = regexp.MustCompile(`\.|::|->|#`)
+var qualSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.|::|->|#`) })
 
 // exactMatches credits entities that a trigger names outright: a symbol by
 // (qualified) name, a file by path, the entity at an error's line.
@@ -27,7 +28,7 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 	for _, tr := range triggers {
 		switch tr.Type {
 		case analyzer.TriggerSymbol, analyzer.TriggerHover, analyzer.TriggerSelection:
-			parts := qualSep.Split(tr.Query, -1)
+			parts := qualSep().Split(tr.Query, -1)
 			name := parts[len(parts)-1]
 			if len(name) < 2 {
 				continue

@@ -54,7 +54,7 @@ func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
 // limit.
 func (s *Store) RecentActivity(ctx context.Context, since time.Time, limit int) ([]Activity, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT at, session, origin, type, path, symbols, line, text FROM activity
-		WHERE at >= ? ORDER BY id DESC LIMIT ?`, since.UnixMilli(), limit)
+		WHERE at >= ? ORDER BY id DESC LIMIT `+limitSQL(limit), since.UnixMilli())
 	if err != nil {
 		return nil, classify(fmt.Errorf("recent activity: %w", err))
 	}
@@ -81,7 +81,7 @@ func (s *Store) RecentActivity(ctx context.Context, since time.Time, limit int) 
 func (s *Store) WorkingSet(ctx context.Context, since time.Time, limit int) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path, max(id) AS last FROM activity
 		WHERE at >= ? AND path != '' AND type IN ('file_open', 'file_edit', 'selection', 'symbol_hover', 'tool')
-		GROUP BY path ORDER BY last DESC LIMIT ?`, since.UnixMilli(), limit)
+		GROUP BY path ORDER BY last DESC LIMIT `+limitSQL(limit), since.UnixMilli())
 	if err != nil {
 		return nil, classify(fmt.Errorf("working set: %w", err))
 	}

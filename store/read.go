@@ -107,7 +107,7 @@ func (s *Store) EntitiesByID(ctx context.Context, ids []int64) (map[int64]Entity
 // at most limit of them.
 func (s *Store) EntitiesByName(ctx context.Context, name string, limit int) ([]Entity, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
-		WHERE e.name = ? COLLATE NOCASE AND e.kind != 'file' ORDER BY e.name = ? DESC, length(f.path) LIMIT ?`, name, name, limit)
+		WHERE e.name = ? COLLATE NOCASE AND e.kind != 'file' ORDER BY e.name = ? DESC, length(f.path) LIMIT `+limitSQL(limit), name, name)
 	if err != nil {
 		return nil, classify(fmt.Errorf("entities named %s: %w", name, err))
 	}
@@ -251,6 +251,10 @@ type Edge struct {
 	Kind     RefKind
 }
 
+// MaxEdgeIDs is how many of the ids given to EdgesFrom and EdgesTo are
+// looked up: the first MaxEdgeIDs.
+const MaxEdgeIDs = 900
+
 // EdgesFrom returns resolved references leaving any of ids (callees,
 // referenced types, imported files).
 func (s *Store) EdgesFrom(ctx context.Context, ids []int64, limit int) ([]Edge, error) {
@@ -267,11 +271,10 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if len(ids) > 900 {
-		ids = ids[:900]
+	if len(ids) > MaxEdgeIDs {
+		ids = ids[:MaxEdgeIDs]
 	}
-	args := append(int64Args(ids), limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id LIMIT ?`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id LIMIT `+limitSQL(limit), int64Args(ids)...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load edges: %w", err))
 	}
@@ -324,9 +327,9 @@ func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limi
 	}
 	// Full-text rows are numbered by entities.seq: map them to entity ids.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
-		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) h
+		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`,
-		w[0], w[1], w[2], w[3], w[4], w[5]), orQuery(terms), limit)
+		w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms))
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -457,7 +460,7 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files
-		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT ?3`, suffix, escapeLike(suffix), limit)
+		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT `+limitSQL(limit), suffix, escapeLike(suffix))
 	if err != nil {
 		return nil, classify(fmt.Errorf("files ending with %s: %w", suffix, err))
 	}
@@ -575,9 +578,9 @@ func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, 
 	table := fileTable(corpus)
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
-		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT ?) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight),
-		orQuery(terms), limit)
+		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT %[4]d) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight, limit),
+		orQuery(terms))
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}

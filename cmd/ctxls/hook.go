@@ -53,6 +53,7 @@ Events: ` + strings.Join(names, ", "),
 				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: unknown event %q (want one of %s)\n", event, strings.Join(names, ", "))
 				return nil
 			}
+			oneRequestRuntime()
 			runHook(cmd, event, root, hooks.Options{Budget: budget, Deadline: deadline,
 				BudgetSet: cmd.Flags().Changed("budget"), DeadlineSet: cmd.Flags().Changed("deadline")})
 			return nil

@@ -42,7 +42,7 @@ const (
 
 // run executes the command line and maps errors to exit codes.
 func run(ctx context.Context, args []string) int {
-	root := newRootCmd()
+	root := newRootCmd(args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

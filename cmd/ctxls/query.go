@@ -60,6 +60,10 @@ func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (
 	if err != nil {
 		return "", cfg, nil, "", err
 	}
+	if !f.refresh {
+		// Indexing uses every core; a plain query answers and exits.
+		oneRequestRuntime()
+	}
 	if f.refresh {
 		st, err := store.Open(ctx, abs, store.Options{})
 		if err != nil {

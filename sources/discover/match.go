@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/analyzer"
 )
@@ -38,8 +39,11 @@ func (c *Context) Empty() bool {
 	return len(c.Agents)+len(c.Commands)+len(c.Skills)+len(c.Styles) == 0
 }
 
-// MemoryThinkPattern is the seed's MEMORY_THINK_PATTERN.
-var MemoryThinkPattern = regexp.MustCompile(`(?i)memory\s+think\s+(create|add|counter|branch|conclude)\b(?:\s+["'“‘]([^"'”’]{1,80})["'”’])?`)
+// memoryThinkPattern is the seed's MEMORY_THINK_PATTERN, compiled on first
+// use: only prompts are matched against it, and most hook events have none.
+var memoryThinkPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)memory\s+think\s+(create|add|counter|branch|conclude)\b(?:\s+["'“‘]([^"'”’]{1,80})["'”’])?`)
+})
 
 // MatchPrompt scores items against prompt with the analyzer's stemmed
 // terms and keeps, per type, the max best with a score of at least
@@ -48,7 +52,7 @@ var MemoryThinkPattern = regexp.MustCompile(`(?i)memory\s+think\s+(create|add|co
 // prompt asks for a perspective.
 func MatchPrompt(items []Item, prompt string, minScore, max int) Context {
 	var c Context
-	if g := MemoryThinkPattern.FindStringSubmatch(prompt); g != nil {
+	if g := memoryThinkPattern().FindStringSubmatch(prompt); g != nil {
 		c.MemoryThink, c.Topic = strings.ToLower(g[1]), strings.TrimSpace(g[2])
 	}
 	terms := map[string]bool{}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -133,7 +134,7 @@ func Parse(data []byte) (Meta, string, error) {
 	return m, string(body), nil
 }
 
-var flatLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s?(.*)$`)
+var flatLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s?(.*)$`) })
 
 // lenient reads a header of flat `key: value` lines, values verbatim; ok is
 // false when a line has another shape.
@@ -144,7 +145,7 @@ func lenient(header []byte) (Meta, bool) {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
-		g := flatLine.FindStringSubmatch(line)
+		g := flatLine().FindStringSubmatch(line)
 		if g == nil {
 			return Meta{}, false
 		}

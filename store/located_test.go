@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func sorted(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
+
+func TestEntityIDsInFileAndLocate(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sampleFile("net/http/server.go", 100)
+	// Entities out of source order, and one sharing another's start line,
+	// so that the order comes from the query, not from insertion.
+	f.Entities = append(f.Entities,
+		Entity{ID: 103, FileID: 100, ParentID: 100, Kind: "method", Name: "Close", QName: "http.Server.Close", StartLine: 7, EndLine: 8},
+		Entity{ID: 102, FileID: 100, ParentID: 100, Kind: "type", Name: "Server", QName: "http.Server", StartLine: 2, EndLine: 9},
+	)
+	f.Docs = append(f.Docs, Doc{ID: 103, Name: "close"}, Doc{ID: 102, Name: "server"})
+	if err := w.PutFile(ctx, f, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, sampleFile("net/http/client.go", 200), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, path := range []string{"net/http/server.go", "net/http/client.go", "missing.go"} {
+		ents, err := s.EntitiesInFile(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ordered []int64
+		for _, e := range ents {
+			ordered = append(ordered, e.ID)
+		}
+		// Up to the limit: all ids, in any order.
+		got, err := s.EntityIDsInFile(ctx, path, len(ordered))
+		if err != nil || !reflect.DeepEqual(sorted(got), sorted(ordered)) {
+			t.Errorf("EntityIDsInFile(%s, %d) = %v, %v; want the ids of %v", path, len(ordered), got, err, ordered)
+		}
+		// Past it: the first ones in EntitiesInFile's order.
+		if len(ordered) > 2 {
+			got, err := s.EntityIDsInFile(ctx, path, 2)
+			if err != nil || !reflect.DeepEqual(got, ordered[:2]) {
+				t.Errorf("EntityIDsInFile(%s, 2) = %v, %v; want %v", path, got, err, ordered[:2])
+			}
+		}
+	}
+
+	tests := []struct {
+		name string
+		ids  []int64
+		want map[int64]Located
+	}{
+		{"none", nil, map[int64]Located{}},
+		{"two files, a stale id and a repeat", []int64{103, 201, 999, 103}, map[int64]Located{
+			103: {QName: "http.Server.Close", Path: "net/http/server.go", Line: 7},
+			201: {QName: "http.ListenAndServe", Path: "net/http/client.go", Line: 2},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Locate(ctx, tt.ids)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Locate(%v) = %v, %v; want %v", tt.ids, got, err, tt.want)
+			}
+		})
+	}
+}
