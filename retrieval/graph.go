@@ -97,44 +97,73 @@ func spread(ctx context.Context, st *store.Store, cands map[int64]*cand, get fun
 			link(e.ID, e.FileID, 0.3)
 		}
 	}
+	// The walk runs over dense arrays with nodes in id order: summing in a
+	// map's random order made near-ties flip between runs of one query.
+	nodes := make([]int64, 0, len(adj)+len(seeds))
+	pos := make(map[int64]int, len(adj)+len(seeds)) // id → index in nodes
+	add := func(id int64) {
+		if _, ok := pos[id]; !ok {
+			pos[id] = -1 // placed after the sort
+			nodes = append(nodes, id)
+		}
+	}
+	for _, s := range seeds {
+		add(s.id)
+	}
+	for n, as := range adj {
+		add(n)
+		for _, a := range as {
+			add(a.to)
+		}
+	}
+	sort.Slice(nodes, func(a, b int) bool { return nodes[a] < nodes[b] })
+	for i, id := range nodes {
+		pos[id] = i
+	}
+	type darc struct {
+		to int
+		w  float64 // the arc's share of its node's outgoing weight
+	}
+	dadj := make([][]darc, len(nodes))
+	for i, id := range nodes {
+		as := adj[id]
+		var outW float64
+		for _, a := range as {
+			outW += a.w
+		}
+		for _, a := range as {
+			dadj[i] = append(dadj[i], darc{pos[a.to], a.w / outW})
+		}
+	}
 	// Personalisation vector.
 	var total float64
 	for _, s := range seeds {
 		total += s.w
 	}
-	p := map[int64]float64{}
+	p := make([]float64, len(nodes))
 	for _, s := range seeds {
-		p[s.id] = s.w / total
+		p[pos[s.id]] = s.w / total
 	}
-	r := make(map[int64]float64, len(p))
-	for k, v := range p {
-		r[k] = v
-	}
-	outW := map[int64]float64{}
-	for n, as := range adj {
-		for _, a := range as {
-			outW[n] += a.w
-		}
-	}
+	r := append([]float64(nil), p...)
+	next := make([]float64, len(nodes))
 	for range iterations {
-		next := make(map[int64]float64, len(r))
-		for k, v := range p {
-			next[k] = restart * v
+		for i := range next {
+			next[i] = restart * p[i]
 		}
 		var dangling float64
-		for n, v := range r {
-			if outW[n] == 0 {
+		for i, v := range r {
+			if len(dadj[i]) == 0 {
 				dangling += v
 				continue
 			}
-			for _, a := range adj[n] {
-				next[a.to] += (1 - restart) * v * a.w / outW[n]
+			for _, a := range dadj[i] {
+				next[a.to] += (1 - restart) * v * a.w
 			}
 		}
-		for k, v := range p {
-			next[k] += (1 - restart) * dangling * v
+		for i := range next {
+			next[i] += (1 - restart) * dangling * p[i]
 		}
-		r = next
+		r, next = next, r
 	}
 	var best float64
 	for _, v := range r {
@@ -143,9 +172,13 @@ func spread(ctx context.Context, st *store.Store, cands map[int64]*cand, get fun
 	if best == 0 {
 		return nil
 	}
-	for id, v := range r {
-		c := get(id)
-		c.graph = v / best
+	for i, v := range r {
+		// A node the walk never reached stays out of the candidates, as
+		// before.
+		if v == 0 {
+			continue
+		}
+		get(nodes[i]).graph = v / best
 	}
 	return nil
 }

@@ -212,6 +212,9 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	for t := range weights {
 		terms = append(terms, t)
 	}
+	// A fixed order: every sum over the terms below must give the same
+	// bits on every run, or near-ties flip.
+	sort.Strings(terms)
 	df, total, err := st.TermStats(ctx, terms)
 	if err != nil {
 		return nil, err
@@ -238,7 +241,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		idfMass += v * weights[t]
 		resp.Terms[t] = v * weights[t]
 	}
-	sort.Slice(terms, func(a, b int) bool { return idf[terms[a]]*weights[terms[a]] > idf[terms[b]]*weights[terms[b]] })
+	sort.SliceStable(terms, func(a, b int) bool { return idf[terms[a]]*weights[terms[a]] > idf[terms[b]]*weights[terms[b]] })
 	matchedTerms := 0
 	var searched []string
 	for _, t := range terms {
@@ -279,9 +282,13 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return nil, err
 	}
 	for _, c := range cands {
+		// In the query's term order, not the map's: a sum in random order
+		// changes in its last bits between runs.
 		var m float64
-		for t := range c.matched {
-			m += idf[t] * weights[t]
+		for _, t := range terms {
+			if _, ok := c.matched[t]; ok {
+				m += idf[t] * weights[t]
+			}
 		}
 		if idfMass > 0 {
 			c.coverage = m / idfMass
@@ -713,10 +720,18 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 	}
 	var list []scored
 	var maxLex float64
+	var terms []string
 	for fid, a := range files {
+		// Sum in term order: in a map's random order the last bits of a
+		// score changed between runs and near-ties flipped.
+		terms = terms[:0]
+		for t := range a.terms {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
 		var lex, m float64
-		for t, v := range a.terms {
-			lex += v
+		for _, t := range terms {
+			lex += a.terms[t]
 			m += idf[t] * weights[t]
 		}
 		maxLex = math.Max(maxLex, lex)
