@@ -8,24 +8,23 @@ import (
 // FileSizes maps file ids to the files' sizes in bytes.
 func (s *Store) FileSizes(ctx context.Context, ids []int64) (map[int64]int64, error) {
 	out := make(map[int64]int64, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
+	err := inChunks(ids, func(chunk []int64) error {
 		rows, err := s.db.QueryContext(ctx, `SELECT id, size FROM files WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
 		if err != nil {
-			return nil, classify(fmt.Errorf("file sizes: %w", err))
+			return classify(fmt.Errorf("file sizes: %w", err))
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var id, size int64
 			if err := rows.Scan(&id, &size); err != nil {
-				rows.Close()
-				return nil, classify(err)
+				return classify(err)
 			}
 			out[id] = size
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, classify(err)
-		}
+		return classify(rows.Err())
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -52,26 +52,25 @@ type Located struct {
 // id; ids that name no entity (stale edge targets) are absent.
 func (s *Store) Locate(ctx context.Context, ids []int64) (map[int64]Located, error) {
 	out := make(map[int64]Located, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
+	err := inChunks(ids, func(chunk []int64) error {
 		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.qname, e.start_line, f.path FROM entities e JOIN files f ON f.id = e.file_id
 			WHERE e.id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
 		if err != nil {
-			return nil, classify(fmt.Errorf("locate entities: %w", err))
+			return classify(fmt.Errorf("locate entities: %w", err))
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var id int64
 			var l Located
 			if err := rows.Scan(&id, &l.QName, &l.Line, &l.Path); err != nil {
-				rows.Close()
-				return nil, classify(err)
+				return classify(err)
 			}
 			out[id] = l
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, classify(err)
-		}
+		return classify(rows.Err())
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

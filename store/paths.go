@@ -59,19 +59,22 @@ func (s *Store) FileStats(ctx context.Context) ([]FileStat, error) {
 // FilesByPath returns the tracked files among paths keyed by path.
 func (s *Store) FilesByPath(ctx context.Context, paths []string) (map[string]File, error) {
 	out := make(map[string]File, len(paths))
-	for start := 0; start < len(paths); start += 500 {
-		chunk := paths[start:min(start+500, len(paths))]
+	err := inChunks(paths, func(chunk []string) error {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files WHERE path IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)
 		if err != nil {
-			return nil, classify(fmt.Errorf("read files: %w", err))
+			return classify(fmt.Errorf("read files: %w", err))
 		}
 		files, err := scanFiles(rows, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, f := range files {
 			out[f.Path] = f
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -85,20 +85,23 @@ func (s *Store) EntitiesInFile(ctx context.Context, path string) ([]Entity, erro
 // EntitiesByID returns the entities with the given ids, keyed by id.
 func (s *Store) EntitiesByID(ctx context.Context, ids []int64) (map[int64]Entity, error) {
 	out := make(map[int64]Entity, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
+	err := inChunks(ids, func(chunk []int64) error {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
 			WHERE e.id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
 		if err != nil {
-			return nil, classify(fmt.Errorf("load entities: %w", err))
+			return classify(fmt.Errorf("load entities: %w", err))
 		}
 		es, err := scanEntities(rows)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, e := range es {
 			out[e.ID] = e
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -178,13 +181,12 @@ func definitions(ctx context.Context, db querier, names []string) ([]Def, error)
 	if names == nil {
 		return out, scan(db.QueryContext(ctx, q))
 	}
-	for start := 0; start < len(names); start += 500 {
-		chunk := names[start:min(start+500, len(names))]
-		// COLLATE NOCASE lets the lookup use entities_name; exact case is
-		// checked below.
-		if err := scan(db.QueryContext(ctx, q+` AND e.name COLLATE NOCASE IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
-			return nil, err
-		}
+	// COLLATE NOCASE lets the lookup use entities_name; exact case is
+	// checked below.
+	if err := inChunks(names, func(chunk []string) error {
+		return scan(db.QueryContext(ctx, q+` AND e.name COLLATE NOCASE IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+	}); err != nil {
+		return nil, err
 	}
 	want := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -230,17 +232,15 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 	}
 	const q = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
 		FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
-	for start := 0; start < len(fileIDs); start += 500 {
-		chunk := fileIDs[start:min(start+500, len(fileIDs))]
-		if err := scan(db.QueryContext(ctx, q+`e.file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)); err != nil {
-			return nil, err
-		}
+	if err := inChunks(fileIDs, func(chunk []int64) error {
+		return scan(db.QueryContext(ctx, q+`e.file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...))
+	}); err != nil {
+		return nil, err
 	}
-	for start := 0; start < len(names); start += 500 {
-		chunk := names[start:min(start+500, len(names))]
-		if err := scan(db.QueryContext(ctx, q+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...)); err != nil {
-			return nil, err
-		}
+	if err := inChunks(names, func(chunk []string) error {
+		return scan(db.QueryContext(ctx, q+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+	}); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

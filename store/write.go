@@ -353,6 +353,21 @@ func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
 // index file.
 func (w *Writer) Tx() *sql.Tx { return w.tx }
 
+// maxInArgs bounds the values bound in one `IN (...)` list, well under
+// SQLite's limit on a statement's variables.
+const maxInArgs = 500
+
+// inChunks calls fn with successive parts of xs of at most maxInArgs
+// values, for lookups that bind each value in an `IN (...)` list.
+func inChunks[T any](xs []T, fn func(chunk []T) error) error {
+	for start := 0; start < len(xs); start += maxInArgs {
+		if err := fn(xs[start:min(start+maxInArgs, len(xs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // placeholders returns "?,?,...,?" with n marks.
 func placeholders(n int) string {
 	if n <= 0 {
