@@ -17,8 +17,8 @@ func JSONFile(root string) string { return filepath.Join(store.Dir(root), "auto-
 
 // write replaces both files atomically; the JSON is written first so that a
 // reader triggered by the markdown's change finds a matching JSON. Neither
-// is synced to disk: they are rewritten on every change and regenerated
-// after a restart (docs/decisions/0038).
+// is synced to disk: they are derived and rewritten at the next activity
+// (docs/decisions/0038).
 func write(root string, snap *Snapshot) error {
 	if err := os.MkdirAll(store.Dir(root), 0o755); err != nil {
 		return fmt.Errorf("auto-context: %w", err)
