@@ -252,6 +252,9 @@ func (e *Engine) IndexChanged() { e.generation.Add(1) }
 // SetEntities records the size of the index, reported in snapshots.
 func (e *Engine) SetEntities(n int) { e.entities.Store(int64(n)) }
 
+// Entities is the size of the index last recorded with SetEntities.
+func (e *Engine) Entities() int { return int(e.entities.Load()) }
+
 // Restore rebuilds the memory from the editor activity the store recorded
 // in the last memoryTTL, so that a new server continues where the previous
 // one stopped.

@@ -40,6 +40,9 @@ type folder struct {
 	pending    map[string]*[]byte // rel → buffer content, or nil for "from disk"
 	flushTimer *time.Timer
 
+	// statusMu orders the ready notifications; see sendReady.
+	statusMu sync.Mutex
+
 	watcher  *watcher
 	memories memories
 	ctx      context.Context
@@ -72,9 +75,7 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
 		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
-		OnWrite: func(snap *engine.Snapshot) {
-			srv.notify("ctxls/status", status{Root: root, State: "ready", Entities: snap.Entities, ContextTokens: snap.Tokens, ContextBytes: snap.Bytes, ContextFile: engine.MarkdownFile(root)})
-		},
+		OnWrite: f.written,
 	})
 	if err := f.eng.Restore(ctx); err != nil {
 		f.log.Debug("restore engine memory", zap.Error(err))
@@ -154,11 +155,25 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 
 // readyStatus refreshes the entity count and tells the client.
 func (f *folder) readyStatus(ctx context.Context) {
-	st := status{Root: f.root, State: "ready", ContextFile: engine.MarkdownFile(f.root)}
 	if n, err := f.store().EntityCount(ctx); err == nil {
 		f.eng.SetEntities(n)
-		st.Entities = n
 	}
+	f.sendReady()
+}
+
+// written is the engine's OnWrite: the auto-context changed size.
+func (f *folder) written(*engine.Snapshot) { f.sendReady() }
+
+// sendReady tells the client the folder's entity count and auto-context
+// size as they are now. An auto-context write that began before an index
+// update can end after it: had it sent the count it started with, the
+// status bar would keep the old count until the next write. Reading the
+// values under statusMu makes the last notification the client gets carry
+// the newest ones, whichever goroutine sends it.
+func (f *folder) sendReady() {
+	f.statusMu.Lock()
+	defer f.statusMu.Unlock()
+	st := status{Root: f.root, State: "ready", Entities: f.eng.Entities(), ContextFile: engine.MarkdownFile(f.root)}
 	if snap := f.eng.Last(); snap != nil {
 		st.ContextTokens, st.ContextBytes = snap.Tokens, snap.Bytes
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/engine"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -78,6 +80,7 @@ func writeWorkspace(t *testing.T) string {
 // client is an in-process LSP client over pipes.
 type client struct {
 	t      *testing.T
+	srv    *Server
 	conn   jsonrpc2.Conn
 	out    *io.PipeWriter // client → server
 	status chan map[string]any
@@ -105,7 +108,7 @@ func startServer(t *testing.T, opts Options) *client {
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
 	srv := New(opts)
-	c := &client{t: t, out: c2sW, status: make(chan map[string]any, 1024), code: make(chan int, 1)}
+	c := &client{t: t, srv: srv, out: c2sW, status: make(chan map[string]any, 1024), code: make(chan int, 1)}
 	go func() {
 		c.code <- srv.Serve(context.Background(), c2sR, s2cW, pipeRWC{closers: []io.Closer{c2sR, s2cW}})
 		s2cW.Close()
@@ -527,4 +530,14 @@ func TestStatusCountsEntitiesAfterAnEdit(t *testing.T) {
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 14, "character": 0}, "end": map[string]any{"line": 14, "character": 0}}, "text": "\nfunc RevokeToken(tok string) bool { return tok != \"\" }\n"}},
 	})
 	c.waitStatus(func(m map[string]any) bool { return m["state"] == "ready" && m["entities"].(float64) > n })
+
+	// An auto-context write that began before the edit reached the index
+	// ends now, with the count it started with: the client must still be
+	// left with the new count, or the status bar shows the old one until
+	// the next write (seen in CI under load).
+	f := c.srv.allFolders()[0]
+	f.written(&engine.Snapshot{Root: root, Entities: int(n)})
+	if got := c.waitStatus(func(m map[string]any) bool { return m["state"] == "ready" })["entities"].(float64); got <= n {
+		t.Errorf("status after a late auto-context write: %v entities, want more than %v", got, n)
+	}
 }
