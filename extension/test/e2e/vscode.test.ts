@@ -177,10 +177,14 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 285
 		});
 		assert.match(md, /active file auth\/login\.go/);
 
+		let lastStatus = "";
 		const afterEdit = await waitFor("the status bar to count the new entity", 30_000, async () => {
 			const t = await statusText(page);
+			lastStatus = t;
 			const n = Number(/(\d[\d,]*) ·/.exec(t)?.[1]?.replace(/,/g, ""));
 			return n > entitiesBefore ? t : undefined;
+		}).catch((e: unknown) => {
+			throw new Error(`${e instanceof Error ? e.message : String(e)} (status bar before the edit "${before}", last seen "${lastStatus}")`);
 		});
 		assert.notEqual(afterEdit, before);
 		await shot("ext-e2e.png");
@@ -224,6 +228,13 @@ test("the extension in code-server follows an edit to a Go file", { timeout: 285
 		await shot("ext-e2e-failure.png").catch(() => undefined);
 		fs.writeFileSync(path.join(outDir, "ext-e2e-code-server.log"), log);
 		fs.cpSync(path.join(userData, "logs"), path.join(outDir, "ext-e2e-logs"), { recursive: true });
+		// CI keeps only what the test prints: the extension's log says what the server did.
+		for (const f of fs.readdirSync(path.join(userData, "logs"), { recursive: true, encoding: "utf8" })) {
+			if (path.basename(f) === "ctxls.log") {
+				const lines = (readIfExists(path.join(userData, "logs", f)) ?? "").split("\n");
+				console.error(`--- ${f} (last 80 lines)\n${lines.slice(-80).join("\n")}`);
+			}
+		}
 		throw e;
 	}
 });
