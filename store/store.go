@@ -137,6 +137,10 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// idleConns is how many connections a writer store keeps open between
+// statements: enough for a hook's sources running at once.
+const idleConns = 8
+
 func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	busy := opts.BusyTimeout
 	if busy == 0 {
@@ -161,6 +165,11 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// A single connection keeps its memory map and SQLite's page cache
 		// warm across the statements of one query process.
 		db.SetMaxOpenConns(1)
+	} else {
+		// Hooks run their sources in parallel on one store: with the
+		// default two idle connections, the others were closed after each
+		// statement and the next one opened anew, with a cold page cache.
+		db.SetMaxIdleConns(idleConns)
 	}
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
 	if err := db.PingContext(ctx); err != nil {
