@@ -40,6 +40,9 @@ type Hooks struct {
 	// Deadline is how long a hook may work before it answers with what is
 	// ready, as a Go duration ("1s", "800ms").
 	Deadline string `yaml:"deadline"`
+	// Daemon, when false, makes every hook call answer in its own process
+	// instead of through the workspace's hook daemon (default true).
+	Daemon *bool `yaml:"daemon"`
 }
 
 // Index configures what is indexed.
@@ -126,6 +129,9 @@ func (c Config) ServeDebounce() time.Duration {
 	}
 	return d
 }
+
+// HookDaemon says whether hook calls go through the workspace's daemon.
+func (c Config) HookDaemon() bool { return c.Hooks.Daemon == nil || *c.Hooks.Daemon }
 
 // HookDeadline returns hooks.deadline as a duration.
 func (c Config) HookDeadline() time.Duration {

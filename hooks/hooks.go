@@ -79,6 +79,9 @@ type Options struct {
 	Log                    *zap.Logger
 	// Sources are the context sources; nil means DefaultSources.
 	Sources []Source
+	// Store, if set, is Root's open index, used instead of opening it for
+	// the call (the hook daemon keeps one open); Run does not close it.
+	Store *store.Store
 }
 
 // Output is the hook's JSON answer.
@@ -133,11 +136,13 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
-	st, err := store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline})
-	if err != nil {
-		return nil, err
+	st := opts.Store
+	if st == nil {
+		if st, err = store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline}); err != nil {
+			return nil, err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
 		Collector: collect.New(st, in.SessionID)}
 	ev.Files = touchedFiles(root, in)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookd"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -99,13 +103,102 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		return
 	}
 	opts.Root, opts.Log = root, log
+	d := daemonFor(logRoot, opts)
+	if d.use {
+		out, served := d.call(cmd.Context(), event, data, opts)
+		if served {
+			if len(out) > 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), string(out))
+			}
+			return
+		}
+	}
 	out, err := hooks.Run(cmd.Context(), event, data, opts)
 	if err != nil {
 		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
-		return
-	}
-	if len(out) > 0 {
+	} else if len(out) > 0 {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
+	if d.spawn {
+		// After the answer is out: the next call finds the daemon.
+		d.start()
+	}
+}
+
+// hookDaemon is how one hook process uses the workspace's daemon.
+type hookDaemon struct {
+	root, identity string
+	log            *zap.Logger
+	// use: ask the daemon first; spawn: start one after answering
+	// in-process (none could serve the call).
+	use, spawn bool
+	// wait bounds the call: the daemon answers within the hook's deadline
+	// plus the grace period of its bookkeeping.
+	wait time.Duration
+}
+
+// daemonFor decides whether a call for root goes through its daemon: only
+// for an indexed workspace whose configuration does not turn it off, and not
+// with CTXLS_HOOK_DAEMON=0 in the environment.
+func daemonFor(root string, opts hooks.Options) *hookDaemon {
+	d := &hookDaemon{root: root, log: opts.Log}
+	if os.Getenv("CTXLS_HOOK_DAEMON") == "0" {
+		return d
+	}
+	if _, err := os.Stat(store.Path(root)); err != nil {
+		return d
+	}
+	cfg, err := config.Load(root)
+	if err != nil || !cfg.HookDaemon() {
+		return d // a broken configuration is reported by the in-process answer
+	}
+	deadline := cfg.HookDeadline()
+	if opts.DeadlineSet {
+		deadline = opts.Deadline
+	}
+	d.use, d.identity, d.wait = true, hookd.Identity(version), 2*deadline+time.Second
+	return d
+}
+
+// call asks the daemon; served is false when the caller must answer
+// in-process.
+func (d *hookDaemon) call(ctx context.Context, event string, data []byte, opts hooks.Options) (out []byte, served bool) {
+	home, _ := os.UserHomeDir()
+	ctx, cancel := context.WithTimeout(ctx, d.wait)
+	defer cancel()
+	resp, err := hookd.Call(ctx, &hookd.Request{
+		Identity: d.identity, Home: home, Event: event, Root: d.root,
+		Budget: opts.Budget, Deadline: opts.Deadline, BudgetSet: opts.BudgetSet, DeadlineSet: opts.DeadlineSet,
+		Input: data,
+	})
+	switch {
+	case errors.Is(err, hookd.ErrNoDaemon):
+		d.spawn = true
+		return nil, false
+	case err != nil && ctx.Err() != nil:
+		// Past the deadline: answering in-process now would be later still.
+		d.log.Warn("hook daemon did not answer in time", zap.String("event", event), zap.Error(err))
+		return nil, true
+	case err != nil:
+		d.log.Warn("hook daemon failed; answering in-process", zap.String("event", event), zap.Error(err))
+		return nil, false
+	case resp.Refused != "":
+		d.log.Info("hook daemon refused the call; answering in-process", zap.String("event", event), zap.String("reason", resp.Refused))
+		// A daemon of another build is on its way out: start ours.
+		d.spawn = true
+		return nil, false
+	}
+	return resp.Output, true
+}
+
+// start launches the daemon in the background.
+func (d *hookDaemon) start() {
+	exe, err := os.Executable()
+	if err == nil {
+		err = hookd.Spawn(exe, d.root)
+	}
+	if err != nil {
+		d.log.Warn("hook daemon not started", zap.Error(err))
+	}
 }

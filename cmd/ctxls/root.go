@@ -19,6 +19,7 @@ var commands = []struct {
 	{"query", newQueryCmd},
 	{"context", newContextCmd},
 	{"hook", newHookCmd},
+	{"daemon", newDaemonCmd},
 	{"init", newInitCmd},
 	{"doctor", newDoctorCmd},
 	{"mcp", newMCPCmd},

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxls/ctxls/hookd"
+	"github.com/ctxls/ctxls/logging"
+	"github.com/ctxls/ctxls/store"
+)
+
+func newDaemonCmd() *cobra.Command {
+	var (
+		root string
+		idle time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Answer the workspace's hook calls from one long-lived process",
+		Long: `daemon keeps the workspace's index open and answers 'ctxls hook' calls sent to
+it over a private unix socket, so that each hook costs a connection instead of a
+process that opens the index anew. 'ctxls hook' starts it in the background when
+none runs, and answers in-process whenever it cannot be reached; you need not
+start it yourself. It exits after --idle without calls, when the index is deleted
+or replaced, when a client of another ctxls build calls, or when
+hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			abs, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			log, err := logging.File(filepath.Join(store.Dir(abs), "ctxls.log"), "info")
+			if err != nil {
+				return err
+			}
+			defer log.Sync()
+			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookd.Identity(version), Idle: idle, Log: log})
+			if errors.Is(err, hookd.ErrRunning) {
+				return fmt.Errorf("%w (%s)", err, abs)
+			}
+			return err
+		},
+	}
+	rootFlag(cmd, &root)
+	cmd.Flags().DurationVar(&idle, "idle", hookd.DefaultIdle, "exit after this long without a hook call")
+	return cmd
+}

@@ -1,0 +1,61 @@
+package hookd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// dialTimeout bounds connecting to a daemon: a live one accepts at once.
+const dialTimeout = 200 * time.Millisecond
+
+// Call sends req to the daemon serving req.Root and waits for its answer
+// until ctx ends. It returns ErrNoDaemon when none listens; a Response with
+// Refused set when the daemon would not serve it. Either way the caller
+// answers in-process.
+func Call(ctx context.Context, req *Request) (Response, error) {
+	sock, err := SocketPath(req.Root)
+	if err != nil {
+		return Response{}, err
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+			return Response{}, ErrNoDaemon
+		}
+		return Response{}, fmt.Errorf("connect to hook daemon: %w", err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return Response{}, fmt.Errorf("send to hook daemon: %w", err)
+	}
+	var resp Response
+	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&resp); err != nil {
+		return Response{}, fmt.Errorf("hook daemon answer: %w", err)
+	}
+	return resp, nil
+}
+
+// Spawn starts `exe daemon --root root` in the background, in a session of
+// its own with no standard streams, so that it outlives the hook process and
+// holds none of Claude Code's pipes open. It does not wait for the daemon.
+func Spawn(exe, root string) error {
+	cmd := exec.Command(exe, "daemon", "--root", root)
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start hook daemon: %w", err)
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,105 @@
+// Package hookd answers Claude Code hooks from one long-lived process per
+// workspace. A hook call is a new process each time; on its own it pays for
+// opening the index and for the first touch of every page it reads, which
+// was most of its time (docs/decisions/0082). Through hookd it pays for a
+// connection instead: `ctxls hook` sends the call over a unix socket to
+// `ctxls daemon`, which keeps the index open and its caches warm, and falls
+// back to answering in-process whenever no daemon can serve it.
+package hookd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Request is one hook call, as the client process received it.
+type Request struct {
+	// Identity names the client's build (see Identity); a daemon of another
+	// build refuses the call.
+	Identity string `json:"identity"`
+	// Home is the client's home directory: user-level sources
+	// (~/.claude) are read from it.
+	Home  string `json:"home"`
+	Event string `json:"event"`
+	Root  string `json:"root"`
+	// Budget and Deadline are the command line's values; the Set flags
+	// say they override the workspace's configuration.
+	Budget      int           `json:"budget"`
+	Deadline    time.Duration `json:"deadline"`
+	BudgetSet   bool          `json:"budgetSet,omitempty"`
+	DeadlineSet bool          `json:"deadlineSet,omitempty"`
+	// Input is the hook's stdin, unparsed.
+	Input []byte `json:"input"`
+}
+
+// Response is the daemon's answer to a Request.
+type Response struct {
+	// Output is what the hook prints (empty: nothing).
+	Output []byte `json:"output,omitempty"`
+	// Refused, when set, says why the daemon did not serve the call; the
+	// client answers it in-process.
+	Refused string `json:"refused,omitempty"`
+}
+
+// ErrNoDaemon means no daemon is listening for the workspace.
+var ErrNoDaemon = errors.New("no hook daemon for this workspace")
+
+// SocketPath returns the socket of the daemon serving root for this user.
+// It lives in a private per-user directory ($XDG_RUNTIME_DIR, else the
+// temporary directory) rather than under root/.ctxls: a unix socket path is
+// limited to 107 bytes, and workspace paths are often longer.
+func SocketPath(root string) (string, error) {
+	dir, err := socketDir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".sock"), nil
+}
+
+// socketDir returns the per-user directory of daemon sockets, creating it
+// private to the user. An existing directory that another user owns or
+// others can write to is refused: its sockets could be anyone's.
+func socketDir() (string, error) {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = os.TempDir()
+	}
+	uid := os.Getuid()
+	dir := filepath.Join(base, "ctxls-"+strconv.Itoa(uid))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("hook daemon directory %s: %w", dir, err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("hook daemon directory %s: %w", dir, err)
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !info.IsDir() || !ok || int(st.Uid) != uid || info.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("hook daemon directory %s is not a private directory of this user", dir)
+	}
+	return dir, nil
+}
+
+// Identity names this build of the running executable: its version and the
+// size and modification time of its file. A daemon serves only clients of
+// its own build, so that an upgrade (or a rebuild during development) never
+// leaves an old daemon answering for a new binary.
+func Identity(version string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return version
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return version + " " + exe
+	}
+	return fmt.Sprintf("%s %s %d %d", version, exe, info.Size(), info.ModTime().UnixNano())
+}

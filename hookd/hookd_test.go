@@ -1,0 +1,197 @@
+package hookd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+const authGo = `package auth
+
+// AuthService checks credentials and issues session tokens.
+type AuthService struct{ users map[string]string }
+
+// Login checks a password and returns a session token.
+func (a *AuthService) Login(user, password string) (string, error) {
+	if a.users[user] != password {
+		return "", nil
+	}
+	return issueToken(user), nil
+}
+
+func issueToken(user string) string { return "t-" + user }
+`
+
+// workspace is an indexed workspace with sockets in a private directory.
+func workspace(t *testing.T) string {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// serve runs a daemon for root until the test ends; its Serve result
+// arrives on the returned channel.
+func serve(t *testing.T, root, identity string) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() {
+		done <- Serve(ctx, ServeOptions{Root: root, Identity: identity})
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Error("daemon did not stop")
+		}
+	})
+	sock, err := SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, err := os.Stat(sock); err == nil {
+			return done
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("daemon socket never appeared")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func prompt(root, session string) []byte {
+	b, _ := json.Marshal(map[string]any{"session_id": session, "cwd": root, "hook_event_name": "UserPromptSubmit",
+		"prompt": "Why does AuthService.Login reject valid passwords?"})
+	return b
+}
+
+func request(root, identity string, input []byte) *Request {
+	home, _ := os.UserHomeDir()
+	return &Request{Identity: identity, Home: home, Event: "user-prompt-submit", Root: root,
+		Budget: hooks.DefaultBudget, Deadline: hooks.DefaultDeadline, Input: input}
+}
+
+// The daemon answers exactly what the hook answers in its own process.
+func TestDaemonAnswersAsInProcess(t *testing.T) {
+	root := workspace(t)
+	serve(t, root, "build-1")
+	ctx := context.Background()
+	want, err := hooks.Run(ctx, "user-prompt-submit", prompt(root, "in-process"), hooks.Options{Root: root})
+	if err != nil || len(want) == 0 {
+		t.Fatalf("in-process answer %q, %v", want, err)
+	}
+	resp, err := Call(ctx, request(root, "build-1", prompt(root, "daemon")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Refused != "" || string(resp.Output) != string(want) {
+		t.Errorf("daemon answered %q (refused %q), want %q", resp.Output, resp.Refused, want)
+	}
+	// The same session again: its items were injected already.
+	again, err := Call(ctx, request(root, "build-1", prompt(root, "daemon")))
+	if err != nil || len(again.Output) != 0 {
+		t.Errorf("second call in the session: %q, %v; want nothing", again.Output, err)
+	}
+}
+
+// A client of another build is refused, and the daemon makes way for one of
+// that build.
+func TestDaemonRefusesAnotherBuild(t *testing.T) {
+	root := workspace(t)
+	done := serve(t, root, "build-1")
+	resp, err := Call(context.Background(), request(root, "build-2", prompt(root, "s")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Refused == "" || len(resp.Output) != 0 {
+		t.Errorf("call from another build: %+v, want refused", resp)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon kept running after a client of another build called")
+	}
+	if _, err := Call(context.Background(), request(root, "build-2", prompt(root, "s"))); !errors.Is(err, ErrNoDaemon) {
+		t.Errorf("after the daemon stopped: %v, want ErrNoDaemon", err)
+	}
+}
+
+func TestOneDaemonPerWorkspace(t *testing.T) {
+	root := workspace(t)
+	serve(t, root, "build-1")
+	if err := Serve(context.Background(), ServeOptions{Root: root, Identity: "build-1"}); !errors.Is(err, ErrRunning) {
+		t.Errorf("second daemon: %v, want ErrRunning", err)
+	}
+}
+
+// A daemon whose workspace lost its index (rm -rf .ctxls, a deleted
+// checkout) exits instead of lingering.
+func TestDaemonStopsWhenTheIndexIsDeleted(t *testing.T) {
+	root := workspace(t)
+	done := serve(t, root, "build-1")
+	if err := os.RemoveAll(store.Dir(root)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(3 * checkEvery):
+		t.Fatal("daemon kept running after its index was deleted")
+	}
+}
+
+func TestCallWithoutDaemon(t *testing.T) {
+	root := workspace(t)
+	if _, err := Call(context.Background(), request(root, "build-1", prompt(root, "s"))); !errors.Is(err, ErrNoDaemon) {
+		t.Errorf("Call: %v, want ErrNoDaemon", err)
+	}
+}
+
+// The socket directory must be private: one that others can write to is
+// refused.
+func TestSocketDirMustBePrivate(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", base)
+	if _, err := SocketPath("/w"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "ctxls-"+strconv.Itoa(os.Getuid()))
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SocketPath("/w"); err == nil {
+		t.Error("a world-writable socket directory was accepted")
+	}
+}

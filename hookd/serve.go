@@ -1,0 +1,224 @@
+package hookd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofrs/flock"
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/store"
+)
+
+// DefaultIdle is how long a daemon waits for the next call before it exits.
+const DefaultIdle = 30 * time.Minute
+
+// checkEvery is how often a daemon checks that its workspace still wants it:
+// the index still exists and is the one it opened, and the configuration
+// still enables it.
+const checkEvery = 2 * time.Second
+
+// maxRequest bounds a request: the largest hook input, base64-encoded, and
+// its envelope.
+const maxRequest = 2*hooks.MaxInput + 1<<16
+
+// ErrRunning is returned by Serve when another daemon serves the workspace.
+var ErrRunning = errors.New("a hook daemon already serves this workspace")
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	// Root is the workspace; it must have an index.
+	Root string
+	// Identity is this build's Identity; calls from other builds are refused.
+	Identity string
+	// Idle is how long to wait for a call before exiting; zero means
+	// DefaultIdle.
+	Idle time.Duration
+	Log  *zap.Logger
+}
+
+// Serve answers hook calls for opts.Root until ctx ends, the daemon has been
+// idle for opts.Idle, the index is deleted or replaced, the workspace's
+// configuration disables the daemon, or a client of another build calls.
+func Serve(ctx context.Context, opts ServeOptions) error {
+	if opts.Idle <= 0 {
+		opts.Idle = DefaultIdle
+	}
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	sock, err := SocketPath(opts.Root)
+	if err != nil {
+		return err
+	}
+	// The lock, held for the daemon's life, makes it the only one for the
+	// workspace; a stale socket file left by a killed daemon can then be
+	// removed without taking a live daemon's place.
+	lock := flock.New(sock + ".lock")
+	ok, err := lock.TryLock()
+	if err != nil {
+		return fmt.Errorf("hook daemon lock: %w", err)
+	}
+	if !ok {
+		return ErrRunning
+	}
+	defer lock.Unlock()
+
+	indexInfo, err := os.Stat(store.Path(opts.Root))
+	if err != nil {
+		return fmt.Errorf("%w at %s", hooks.ErrNoIndex, opts.Root)
+	}
+	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove stale hook socket: %w", err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return fmt.Errorf("hook daemon listen: %w", err)
+	}
+	defer os.Remove(sock)
+
+	// Each call's log lines say they were answered here.
+	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir()}
+	d.last.Store(time.Now().UnixNano())
+	ctx, d.stop = context.WithCancelCause(ctx)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	go d.watch(ctx, indexInfo)
+	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
+
+	var wg sync.WaitGroup
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() == nil {
+				d.stop(fmt.Errorf("accept: %w", err))
+			}
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.serve(ctx, conn)
+		}()
+	}
+	wg.Wait()
+	log.Info("hook daemon stopped", zap.String("root", opts.Root), zap.Error(context.Cause(ctx)))
+	return nil
+}
+
+// daemon is one Serve's state.
+type daemon struct {
+	opts ServeOptions
+	log  *zap.Logger
+	st   *store.Store
+	home string
+	stop context.CancelCauseFunc
+	last atomic.Int64 // UnixNano of the last call
+}
+
+// errIdle, errIndexGone and the others are why a daemon stopped, for its log.
+var (
+	errIdle      = errors.New("idle")
+	errIndexGone = errors.New("the index was deleted or replaced")
+	errDisabled  = errors.New("hooks.daemon is off in the configuration")
+	errOtherMake = errors.New("a client of another build called")
+)
+
+// watch stops the daemon when it is no longer wanted.
+func (d *daemon) watch(ctx context.Context, index os.FileInfo) {
+	t := time.NewTicker(checkEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, d.last.Load())) > d.opts.Idle {
+			d.stop(errIdle)
+			return
+		}
+		if now, err := os.Stat(store.Path(d.opts.Root)); err != nil || !os.SameFile(now, index) {
+			d.stop(errIndexGone)
+			return
+		}
+		if cfg, err := config.Load(d.opts.Root); err == nil && !cfg.HookDaemon() {
+			d.stop(errDisabled)
+			return
+		}
+	}
+}
+
+// serve answers the one request a connection carries.
+func (d *daemon) serve(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	d.last.Store(time.Now().UnixNano())
+	// A client that connects and sends nothing must not hold a goroutine
+	// for ever; the answer itself is bounded by the hook's deadline.
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req Request
+	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
+		d.log.Warn("hook daemon: unreadable request", zap.Error(err))
+		return
+	}
+	resp := d.answer(ctx, &req)
+	conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if err := json.NewEncoder(conn).Encode(resp); err != nil {
+		d.log.Warn("hook daemon: reply", zap.String("event", req.Event), zap.Error(err))
+	}
+}
+
+// answer runs one hook call, or refuses it.
+func (d *daemon) answer(ctx context.Context, req *Request) Response {
+	switch {
+	case req.Identity != d.opts.Identity:
+		// The binary was upgraded or rebuilt: make way for a daemon of the
+		// caller's build once the calls in flight are answered.
+		d.stop(errOtherMake)
+		return Response{Refused: "the daemon is another build of ctxls"}
+	case req.Root != d.opts.Root:
+		return Response{Refused: "the daemon serves another workspace"}
+	case req.Home != d.home:
+		return Response{Refused: "the daemon runs with another home directory"}
+	}
+	start := time.Now()
+	// The call outlives neither the daemon's shutdown nor its own deadline
+	// (hooks.Run applies that); cancelling on shutdown would lose answers
+	// the client is waiting for, so only the hook's deadline applies.
+	out, err := hooks.Run(context.WithoutCancel(ctx), req.Event, req.Input, hooks.Options{
+		Root: req.Root, Budget: req.Budget, Deadline: req.Deadline,
+		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
+		Log: d.log, Store: d.st,
+	})
+	if err != nil {
+		d.log.Info("hook answered nothing", zap.String("event", req.Event), zap.Error(err), zap.Duration("took", time.Since(start)))
+		return Response{}
+	}
+	d.log.Debug("hook done", zap.String("event", req.Event), zap.Duration("took", time.Since(start)))
+	return Response{Output: out}
+}
+
+// homeDir is the process's home directory, "" when it has none.
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
