@@ -47,6 +47,13 @@ func Call(ctx context.Context, req *Request) (Response, error) {
 	return resp, nil
 }
 
+// Ping checks that a daemon serves root: it answers a call without an
+// event with an empty response.
+func Ping(ctx context.Context, root string) error {
+	_, err := Call(ctx, &Request{Root: root})
+	return err
+}
+
 // Spawn starts `exe daemon --root root` in the background, in a session of
 // its own with no standard streams, so that it outlives the hook process and
 // holds none of Claude Code's pipes open. It does not wait for the daemon.

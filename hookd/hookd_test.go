@@ -195,3 +195,18 @@ func TestSocketDirMustBePrivate(t *testing.T) {
 		t.Error("a world-writable socket directory was accepted")
 	}
 }
+
+// hooks.daemon: false in the workspace's configuration stops a running
+// daemon (the hook processes stop asking it at once).
+func TestDaemonStopsWhenTurnedOff(t *testing.T) {
+	root := workspace(t)
+	done := serve(t, root, "build-1")
+	if err := os.WriteFile(config.File(root), []byte("hooks:\n  daemon: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(3 * checkEvery):
+		t.Fatal("daemon kept running after hooks.daemon: false")
+	}
+}

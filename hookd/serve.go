@@ -190,6 +190,8 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 // answer runs one hook call, or refuses it.
 func (d *daemon) answer(ctx context.Context, req *Request) Response {
 	switch {
+	case req.Event == "":
+		return Response{} // a Ping
 	case req.Identity != d.opts.Identity:
 		// The binary was upgraded or rebuilt: make way for a daemon of the
 		// caller's build once the calls in flight are answered.

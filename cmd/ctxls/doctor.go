@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookd"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/install"
 	"github.com/ctxls/ctxls/store"
@@ -155,4 +157,30 @@ func (d *doctor) run(ctx context.Context) {
 		}
 		d.verdict(ok, "hook "+ev, detail)
 	}
+	d.daemon(ctx)
+}
+
+// daemon checks that the canaries left a hook daemon serving the workspace
+// (the first one starts it), unless it is turned off.
+func (d *doctor) daemon(ctx context.Context) {
+	if cfg, err := config.Load(d.root); err == nil && !cfg.HookDaemon() {
+		d.verdict(true, "hook daemon", "off (hooks.daemon: false): every hook runs in its own process")
+		return
+	}
+	if os.Getenv("CTXLS_HOOK_DAEMON") == "0" {
+		d.verdict(true, "hook daemon", "off (CTXLS_HOOK_DAEMON=0)")
+		return
+	}
+	sock, _ := hookd.SocketPath(d.root)
+	var err error
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if err = hookd.Ping(ctx, d.root); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		d.verdict(false, "hook daemon", fmt.Sprintf("not serving %s after the canaries (%v); hooks answer in their own, slower, processes; see .ctxls/ctxls.log", sock, err))
+		return
+	}
+	d.verdict(true, "hook daemon", "serving on "+sock)
 }
