@@ -1,5 +1,5 @@
-// Packages the extension as a platform-specific .vsix with the ctxls binary
-// built by `make build` inside it (dist/bin/<platform>-<arch>/ctxls), so the
+// Packages the extension as a platform-specific .vsix with the binaries built
+// by `make build` inside it (dist/bin/<platform>-<arch>/ctxls, ctxls-hook), so the
 // extension works where ctxls is not on PATH. Usage: node extension/package.mjs
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -7,16 +7,19 @@ import { join } from "node:path";
 
 const target = `${process.platform}-${process.arch}`;
 const exe = process.platform === "win32" ? "ctxls.exe" : "ctxls";
-const built = join("bin", exe);
-if (!existsSync(built)) {
-	console.error(`package: ${built} is missing; run make build first`);
-	process.exit(1);
-}
 execFileSync(process.execPath, ["extension/build.mjs"], { stdio: "inherit" });
 const dir = join("dist", "bin", target);
 mkdirSync(dir, { recursive: true });
-copyFileSync(built, join(dir, exe));
-chmodSync(join(dir, exe), 0o755);
+// The binaries: ctxls, and the small hook client that `ctxls init` installs
+// when it sits beside ctxls (docs/decisions/0083).
+for (const name of [exe, process.platform === "win32" ? "ctxls-hook.exe" : "ctxls-hook"]) {
+	if (!existsSync(join("bin", name))) {
+		console.error(`package: ${join("bin", name)} is missing; run make build first`);
+		process.exit(1);
+	}
+	copyFileSync(join("bin", name), join(dir, name));
+	chmodSync(join(dir, name), 0o755);
+}
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 const out = `ctxls-${target}-${version}.vsix`;

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/store"
 )
@@ -60,7 +62,7 @@ func waitFile(t *testing.T, path string, gone bool, what string) {
 // same context; the daemon exits when the index is deleted.
 func TestHookDaemonThroughBinary(t *testing.T) {
 	root := workspace(t)
-	sock, err := SocketPath(root)
+	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +90,76 @@ func TestHookDaemonOff(t *testing.T) {
 	if hook(t, root, "s", "CTXLS_HOOK_DAEMON=0") == "" {
 		t.Fatal("no context")
 	}
-	sock, _ := SocketPath(root)
+	sock, _ := hookcall.SocketPath(root)
 	time.Sleep(500 * time.Millisecond)
 	if _, err := os.Stat(sock); err == nil {
 		t.Error("a daemon was started with CTXLS_HOOK_DAEMON=0")
 	}
+}
+
+// hookClient runs bin/ctxls-hook (built beside CTXLS_BIN) with args and
+// stdin; it must exit 0 whatever happens.
+func hookClient(t *testing.T, stdin []byte, args ...string) (stdout, stderr string) {
+	t.Helper()
+	b := os.Getenv("CTXLS_BIN")
+	if b == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(b), "ctxls-hook"), args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ctxls-hook %v: %v (stderr %q)", args, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// ctxls-hook, what ctxls init installs: the first call is answered by the
+// full binary (which starts the daemon), the next by the daemon, with the
+// same context; input it cannot handle goes to the full binary, which
+// fails open.
+func TestHookClientThroughBinary(t *testing.T) {
+	root := workspace(t)
+	sock, err := hookcall.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contextOf := func(out string) string {
+		if strings.TrimSpace(out) == "" {
+			return ""
+		}
+		var o hooks.Output
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatalf("output %q: %v", out, err)
+		}
+		return o.HookSpecificOutput.AdditionalContext
+	}
+	out, _ := hookClient(t, prompt(root, "c1"), "hook", "user-prompt-submit")
+	first := contextOf(out)
+	if first == "" {
+		t.Fatal("no context from the first call")
+	}
+	waitFile(t, sock, false, "the daemon's socket")
+	before := daemonAnswers(t, root)
+	out, _ = hookClient(t, prompt(root, "c2"), "hook", "user-prompt-submit")
+	if second := contextOf(out); second != first {
+		t.Errorf("through the daemon:\n%s\nfirst call:\n%s", second, first)
+	}
+	if daemonAnswers(t, root) != before+1 {
+		t.Error("the second call was not answered by the daemon")
+	}
+	if out, _ := hookClient(t, []byte("{not json"), "hook", "user-prompt-submit"); out != "" {
+		t.Errorf("malformed input: %q, want nothing", out)
+	}
+	if out, errs := hookClient(t, prompt(root, "c3"), "hook", "no-such-event"); out != "" || !strings.Contains(errs, "unknown event") {
+		t.Errorf("unknown event: stdout %q, stderr %q", out, errs)
+	}
+}
+
+// daemonAnswers counts the calls the daemon answered, from the log.
+func daemonAnswers(t *testing.T, root string) int {
+	t.Helper()
+	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+	return bytes.Count(log, []byte(`"msg":"hook answered","daemon":true`))
 }

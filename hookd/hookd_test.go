@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
@@ -74,7 +75,7 @@ func serve(t *testing.T, root, identity string) <-chan error {
 			t.Error("daemon did not stop")
 		}
 	})
-	sock, err := SocketPath(root)
+	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +96,9 @@ func prompt(root, session string) []byte {
 	return b
 }
 
-func request(root, identity string, input []byte) *Request {
+func request(root, identity string, input []byte) *hookcall.Request {
 	home, _ := os.UserHomeDir()
-	return &Request{Identity: identity, Home: home, Event: "user-prompt-submit", Root: root,
+	return &hookcall.Request{Identity: identity, Home: home, Event: "user-prompt-submit", Root: root,
 		Budget: hooks.DefaultBudget, Deadline: hooks.DefaultDeadline, Input: input}
 }
 
@@ -110,7 +111,7 @@ func TestDaemonAnswersAsInProcess(t *testing.T) {
 	if err != nil || len(want) == 0 {
 		t.Fatalf("in-process answer %q, %v", want, err)
 	}
-	resp, err := Call(ctx, request(root, "build-1", prompt(root, "daemon")))
+	resp, err := hookcall.Call(ctx, request(root, "build-1", prompt(root, "daemon")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestDaemonAnswersAsInProcess(t *testing.T) {
 		t.Errorf("daemon answered %q (refused %q), want %q", resp.Output, resp.Refused, want)
 	}
 	// The same session again: its items were injected already.
-	again, err := Call(ctx, request(root, "build-1", prompt(root, "daemon")))
+	again, err := hookcall.Call(ctx, request(root, "build-1", prompt(root, "daemon")))
 	if err != nil || len(again.Output) != 0 {
 		t.Errorf("second call in the session: %q, %v; want nothing", again.Output, err)
 	}
@@ -129,7 +130,7 @@ func TestDaemonAnswersAsInProcess(t *testing.T) {
 func TestDaemonRefusesAnotherBuild(t *testing.T) {
 	root := workspace(t)
 	done := serve(t, root, "build-1")
-	resp, err := Call(context.Background(), request(root, "build-2", prompt(root, "s")))
+	resp, err := hookcall.Call(context.Background(), request(root, "build-2", prompt(root, "s")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,8 @@ func TestDaemonRefusesAnotherBuild(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon kept running after a client of another build called")
 	}
-	if _, err := Call(context.Background(), request(root, "build-2", prompt(root, "s"))); !errors.Is(err, ErrNoDaemon) {
-		t.Errorf("after the daemon stopped: %v, want ErrNoDaemon", err)
+	if _, err := hookcall.Call(context.Background(), request(root, "build-2", prompt(root, "s"))); !errors.Is(err, hookcall.ErrNoDaemon) {
+		t.Errorf("after the daemon stopped: %v, want hookcall.ErrNoDaemon", err)
 	}
 }
 
@@ -174,8 +175,8 @@ func TestDaemonStopsWhenTheIndexIsDeleted(t *testing.T) {
 
 func TestCallWithoutDaemon(t *testing.T) {
 	root := workspace(t)
-	if _, err := Call(context.Background(), request(root, "build-1", prompt(root, "s"))); !errors.Is(err, ErrNoDaemon) {
-		t.Errorf("Call: %v, want ErrNoDaemon", err)
+	if _, err := hookcall.Call(context.Background(), request(root, "build-1", prompt(root, "s"))); !errors.Is(err, hookcall.ErrNoDaemon) {
+		t.Errorf("Call: %v, want hookcall.ErrNoDaemon", err)
 	}
 }
 
@@ -184,14 +185,14 @@ func TestCallWithoutDaemon(t *testing.T) {
 func TestSocketDirMustBePrivate(t *testing.T) {
 	base := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", base)
-	if _, err := SocketPath("/w"); err != nil {
+	if _, err := hookcall.SocketPath("/w"); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(base, "ctxls-"+strconv.Itoa(os.Getuid()))
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SocketPath("/w"); err == nil {
+	if _, err := hookcall.SocketPath("/w"); err == nil {
 		t.Error("a world-writable socket directory was accepted")
 	}
 }
@@ -208,5 +209,12 @@ func TestDaemonStopsWhenTurnedOff(t *testing.T) {
 	case <-done:
 	case <-time.After(3 * checkEvery):
 		t.Fatal("daemon kept running after hooks.daemon: false")
+	}
+}
+
+// The hook client finds workspaces by the state directory the store uses.
+func TestStateDirIsTheStores(t *testing.T) {
+	if hookcall.StateDir != store.DirName {
+		t.Errorf("hookcall.StateDir %q, store.DirName %q", hookcall.StateDir, store.DirName)
 	}
 }

@@ -1,3 +1,10 @@
+// Package hookd answers Claude Code hooks from one long-lived process per
+// workspace. A hook call is a new process each time; on its own it pays for
+// opening the index and for the first touch of every page it reads, which
+// was most of its time (docs/decisions/0082). Through hookd it pays for a
+// connection instead: the hook client sends the call over a unix socket
+// (package hookcall) to `ctxls daemon`, which keeps the index open, and
+// answers in-process whenever no daemon can serve it.
 package hookd
 
 import (
@@ -16,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/store"
 )
@@ -39,7 +47,8 @@ var ErrRunning = errors.New("a hook daemon already serves this workspace")
 type ServeOptions struct {
 	// Root is the workspace; it must have an index.
 	Root string
-	// Identity is this build's Identity; calls from other builds are refused.
+	// Identity is hookcall.Identity of this executable; calls naming
+	// another are refused.
 	Identity string
 	// Idle is how long to wait for a call before exiting; zero means
 	// DefaultIdle.
@@ -58,7 +67,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	sock, err := SocketPath(opts.Root)
+	sock, err := hookcall.SocketPath(opts.Root)
 	if err != nil {
 		return err
 	}
@@ -175,7 +184,7 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 	// A client that connects and sends nothing must not hold a goroutine
 	// for ever; the answer itself is bounded by the hook's deadline.
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var req Request
+	var req hookcall.Request
 	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
 		d.log.Warn("hook daemon: unreadable request", zap.Error(err))
 		return
@@ -188,19 +197,22 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 }
 
 // answer runs one hook call, or refuses it.
-func (d *daemon) answer(ctx context.Context, req *Request) Response {
+func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Response {
 	switch {
 	case req.Event == "":
-		return Response{} // a Ping
+		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:
 		// The binary was upgraded or rebuilt: make way for a daemon of the
 		// caller's build once the calls in flight are answered.
 		d.stop(errOtherMake)
-		return Response{Refused: "the daemon is another build of ctxls"}
+		return hookcall.Response{Refused: "the daemon is another build of ctxls"}
+	case hooks.Events[req.Event] == "":
+		// The full binary explains the mistake to the person.
+		return hookcall.Response{Refused: "unknown hook event"}
 	case req.Root != d.opts.Root:
-		return Response{Refused: "the daemon serves another workspace"}
+		return hookcall.Response{Refused: "the daemon serves another workspace"}
 	case req.Home != d.home:
-		return Response{Refused: "the daemon runs with another home directory"}
+		return hookcall.Response{Refused: "the daemon runs with another home directory"}
 	}
 	start := time.Now()
 	// The call outlives neither the daemon's shutdown nor its own deadline
@@ -213,10 +225,10 @@ func (d *daemon) answer(ctx context.Context, req *Request) Response {
 	})
 	if err != nil {
 		d.log.Info("hook answered nothing", zap.String("event", req.Event), zap.Error(err), zap.Duration("took", time.Since(start)))
-		return Response{}
+		return hookcall.Response{}
 	}
 	d.log.Debug("hook done", zap.String("event", req.Event), zap.Duration("took", time.Since(start)))
-	return Response{Output: out}
+	return hookcall.Response{Output: out}
 }
 
 // homeDir is the process's home directory, "" when it has none.

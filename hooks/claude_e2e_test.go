@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -28,8 +29,13 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 		t.Skipf("fake API script: %v", err)
 	}
 	root := workspace(t)
-	if out, err := exec.Command(bin, "init", "--root", root, "--command", bin, "--no-index").CombinedOutput(); err != nil {
+	// As a person runs it: the hooks get the small client beside the binary.
+	if out, err := exec.Command(bin, "init", "--root", root, "--no-index").CombinedOutput(); err != nil {
 		t.Fatalf("ctxls init: %v %s", err, out)
+	}
+	settings, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+	if !bytes.Contains(settings, []byte(filepath.Join(filepath.Dir(bin), "ctxls-hook"))) {
+		t.Errorf("ctxls init did not install ctxls-hook:\n%s", settings)
 	}
 
 	// The fake API on a free loopback port.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -117,7 +118,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	root := opts.Root
 	if root == "" {
-		root = FindRoot(in.Cwd)
+		root = hookcall.FindRoot(in.Cwd)
 	}
 	if _, err := os.Stat(store.Path(root)); err != nil {
 		return nil, fmt.Errorf("%w at %s", ErrNoIndex, root)
@@ -208,33 +209,6 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	out.HookSpecificOutput.HookEventName = name
 	out.HookSpecificOutput.AdditionalContext = res.Merged
 	return json.Marshal(out)
-}
-
-// FindRoot returns the workspace root for a working directory: the nearest
-// ancestor with a .ctxls directory, else with .git, else dir itself.
-func FindRoot(dir string) string {
-	if dir == "" {
-		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-			dir = d
-		} else {
-			dir, _ = os.Getwd()
-		}
-	}
-	dir, _ = filepath.Abs(dir)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	for _, marker := range []string{store.DirName, ".git"} {
-		for d := dir; ; d = filepath.Dir(d) {
-			if info, err := os.Stat(filepath.Join(d, marker)); err == nil && info.IsDir() {
-				return d
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return dir
 }
 
 // touchedFiles returns the workspace files a tool call names.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/hookcall"
 )
 
 // Input is a hook's stdin, normalised: Claude Code sends snake_case keys,
@@ -45,7 +47,7 @@ type ToolInput struct {
 
 // MaxInput is the largest stdin accepted; larger input is refused (the hook
 // then answers nothing).
-const MaxInput = 16 << 20
+const MaxInput = hookcall.MaxInput
 
 var errEmpty = errors.New("empty hook input")
 

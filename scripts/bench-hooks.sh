@@ -2,10 +2,12 @@
 # Hook latency on an index of a large real tree (default GOROOT/src): whole
 # process `ctxls hook user-prompt-submit` over the fixed prompts in
 # scripts/queries.txt and `ctxls hook post-tool-use` (Read of a file, which
-# re-checks it in the index) over as many files; median and p95, through the
-# workspace's hook daemon (the default path) and in its own process (MODES).
+# re-checks it in the index) over as many files; median and p95, through
+# bin/ctxls-hook and the workspace's hook daemon (what ctxls init installs),
+# `ctxls hook` and the daemon, and `ctxls hook` alone (MODES).
 set -euo pipefail
 BIN=${BIN:-$(pwd)/bin/ctxls}
+HOOK_BIN=${HOOK_BIN:-$(dirname "$BIN")/ctxls-hook}
 SRC=${BENCH_ROOT:-$(go env GOROOT)/src}
 QUERIES=${QUERIES:-$(pwd)/scripts/queries.txt}
 WORK=${BENCH_WORK:-/tmp/ctxls-bench-goroot}
@@ -33,23 +35,25 @@ done < "$QUERIES"
 
 stat() { sort -n | awk '{a[NR]=$1} END { m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; i = int(0.95*NR + 0.999); if (i < 1) i = 1; printf "%.1f %.1f", m/1000, a[i]/1000 }'; }
 
-# run MODE: every prompt through `ctxls hook`, each in a new session. Mode
-# "daemon" is the default path (a warm per-workspace daemon, started by a
-# first call that is not timed); "in-process" sets CTXLS_HOOK_DAEMON=0.
+# run MODE: every prompt as a hook call, each in a new session. "client" is
+# what ctxls init installs: bin/ctxls-hook asking the workspace's warm daemon
+# (started by untimed first calls); "daemon" is `ctxls hook` asking it;
+# "in-process" is `ctxls hook` with CTXLS_HOOK_DAEMON=0.
 run() {
-	local mode=$1 session="bench-$1-$(date +%s%N)" ups=() post=() i t0 t1
-	if [ "$mode" = daemon ]; then
-		export CTXLS_HOOK_DAEMON=1
-		for _ in 1 2 3; do sed "s/SESSION-/warm-$session-/" "$INPUTS/ups-1" | "$BIN" hook user-prompt-submit >/dev/null; sleep 0.3; done
-	else
+	local mode=$1 session="bench-$1-$(date +%s%N)" ups=() post=() i t0 t1 exe=$BIN
+	if [ "$mode" = in-process ]; then
 		export CTXLS_HOOK_DAEMON=0
+	else
+		export CTXLS_HOOK_DAEMON=1
+		[ "$mode" = client ] && exe=$HOOK_BIN
+		for _ in 1 2 3; do sed "s/SESSION-/warm-$session-/" "$INPUTS/ups-1" | "$exe" hook user-prompt-submit >/dev/null; sleep 0.3; done
 	fi
 	for i in $(seq 1 "$n"); do
 		sed "s/SESSION-/$session-/" "$INPUTS/ups-$i" >"$INPUTS/cur"
-		t0=$(ns); "$BIN" hook user-prompt-submit <"$INPUTS/cur" >/dev/null; t1=$(ns)
+		t0=$(ns); "$exe" hook user-prompt-submit <"$INPUTS/cur" >/dev/null; t1=$(ns)
 		ups+=("$(( (t1 - t0) / 1000 ))")
 		sed "s/SESSION-/$session-/" "$INPUTS/post-$i" >"$INPUTS/cur"
-		t0=$(ns); "$BIN" hook post-tool-use <"$INPUTS/cur" >/dev/null; t1=$(ns)
+		t0=$(ns); "$exe" hook post-tool-use <"$INPUTS/cur" >/dev/null; t1=$(ns)
 		post+=("$(( (t1 - t0) / 1000 ))")
 	done
 	read -r u_med u_p95 <<<"$(printf '%s\n' "${ups[@]}" | stat)"
@@ -59,6 +63,6 @@ run() {
 }
 
 echo "bench-hooks on $SRC, $n calls each, whole process"
-for mode in ${MODES:-daemon in-process}; do
+for mode in ${MODES:-client daemon in-process}; do
 	run "$mode"
 done

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookd"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -39,7 +40,11 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 				return err
 			}
 			defer log.Sync()
-			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookd.Identity(version), Idle: idle, Log: log})
+			exe, err := hookcall.Executable()
+			if err != nil {
+				return err
+			}
+			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log})
 			if errors.Is(err, hookd.ErrRunning) {
 				return fmt.Errorf("%w (%s)", err, abs)
 			}

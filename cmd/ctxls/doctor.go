@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/hookd"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/install"
 	"github.com/ctxls/ctxls/store"
@@ -171,10 +171,10 @@ func (d *doctor) daemon(ctx context.Context) {
 		d.verdict(true, "hook daemon", "off (CTXLS_HOOK_DAEMON=0)")
 		return
 	}
-	sock, _ := hookd.SocketPath(d.root)
+	sock, _ := hookcall.SocketPath(d.root)
 	var err error
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if err = hookd.Ping(ctx, d.root); err == nil || time.Now().After(deadline) {
+		if err = hookcall.Ping(ctx, d.root); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}

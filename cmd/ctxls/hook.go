@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/hookd"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -77,14 +77,14 @@ Events: ` + strings.Join(names, ", "),
 // runHook never returns an error: a hook fails open.
 func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	start := time.Now()
-	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hooks.MaxInput+1))
+	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hookcall.MaxInput+1))
 	log := zap.NewNop()
 	logRoot := root
 	if logRoot == "" {
 		if in, err := hooks.ParseInput(data); err == nil {
-			logRoot = hooks.FindRoot(in.Cwd)
+			logRoot = hookcall.FindRoot(in.Cwd)
 		} else {
-			logRoot = hooks.FindRoot("")
+			logRoot = hookcall.FindRoot("")
 		}
 	}
 	if _, err := os.Stat(store.Dir(logRoot)); err == nil {
@@ -128,8 +128,8 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 
 // hookDaemon is how one hook process uses the workspace's daemon.
 type hookDaemon struct {
-	root, identity string
-	log            *zap.Logger
+	root, exe, identity string
+	log                 *zap.Logger
 	// use: ask the daemon first; spawn: start one after answering
 	// in-process (none could serve the call).
 	use, spawn bool
@@ -157,7 +157,11 @@ func daemonFor(root string, opts hooks.Options) *hookDaemon {
 	if opts.DeadlineSet {
 		deadline = opts.Deadline
 	}
-	d.use, d.identity, d.wait = true, hookd.Identity(version), 2*deadline+time.Second
+	exe, err := hookcall.Executable()
+	if err != nil {
+		return d
+	}
+	d.use, d.exe, d.identity, d.wait = true, exe, hookcall.Identity(exe), 2*deadline+time.Second
 	return d
 }
 
@@ -167,13 +171,13 @@ func (d *hookDaemon) call(ctx context.Context, event string, data []byte, opts h
 	home, _ := os.UserHomeDir()
 	ctx, cancel := context.WithTimeout(ctx, d.wait)
 	defer cancel()
-	resp, err := hookd.Call(ctx, &hookd.Request{
+	resp, err := hookcall.Call(ctx, &hookcall.Request{
 		Identity: d.identity, Home: home, Event: event, Root: d.root,
 		Budget: opts.Budget, Deadline: opts.Deadline, BudgetSet: opts.BudgetSet, DeadlineSet: opts.DeadlineSet,
 		Input: data,
 	})
 	switch {
-	case errors.Is(err, hookd.ErrNoDaemon):
+	case errors.Is(err, hookcall.ErrNoDaemon):
 		d.spawn = true
 		return nil, false
 	case err != nil && ctx.Err() != nil:
@@ -194,11 +198,7 @@ func (d *hookDaemon) call(ctx context.Context, event string, data []byte, opts h
 
 // start launches the daemon in the background.
 func (d *hookDaemon) start() {
-	exe, err := os.Executable()
-	if err == nil {
-		err = hookd.Spawn(exe, d.root)
-	}
-	if err != nil {
+	if err := hookcall.Spawn(d.exe, d.root); err != nil {
 		d.log.Warn("hook daemon not started", zap.Error(err))
 	}
 }

@@ -48,15 +48,19 @@ offers to build the index.`,
 			if err != nil {
 				return err
 			}
+			// Hooks run the small client beside this binary when there is
+			// one (decision 0083); the MCP server is the full binary.
+			hookCommand := command
 			if command == "" {
 				command = "ctxls"
 				if exe, err := os.Executable(); err == nil {
 					command = exe
 				}
+				hookCommand = hookClient(command)
 			}
 			w := cmd.OutOrStdout()
 			if plugin != "" {
-				files, err := install.Plugin(plugin, command, version)
+				files, err := install.Plugin(plugin, hookCommand, version)
 				if err != nil {
 					return err
 				}
@@ -79,7 +83,7 @@ offers to build the index.`,
 				}
 				path = filepath.Join(home, ".claude", "settings.json")
 			}
-			rep, err := install.Settings(path, install.Options{Command: command, Uninstall: uninstall})
+			rep, err := install.Settings(path, install.Options{Command: hookCommand, Uninstall: uninstall})
 			if err != nil {
 				return err
 			}
@@ -167,4 +171,14 @@ func registerMCP(w io.Writer, path, command string, uninstall bool) error {
 		fmt.Fprintf(w, "backup: %s\n", rep.Backup)
 	}
 	return nil
+}
+
+// hookClient returns ctxls-hook beside the ctxls binary at exe when it
+// exists, else exe.
+func hookClient(exe string) string {
+	p := filepath.Join(filepath.Dir(exe), "ctxls-hook")
+	if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+		return p
+	}
+	return exe
 }

@@ -1,4 +1,4 @@
-package hookd
+package hookcall
 
 import (
 	"context"
@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"time"
 )
+
+// maxResponse bounds an answer: additionalContext is capped at 10,000
+// characters, escaped and base64-encoded in the envelope.
+const maxResponse = 1 << 20
 
 // dialTimeout bounds connecting to a daemon: a live one accepts at once.
 const dialTimeout = 200 * time.Millisecond
@@ -41,7 +45,7 @@ func Call(ctx context.Context, req *Request) (Response, error) {
 		return Response{}, fmt.Errorf("send to hook daemon: %w", err)
 	}
 	var resp Response
-	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&resp); err != nil {
+	if err := json.NewDecoder(io.LimitReader(conn, maxResponse)).Decode(&resp); err != nil {
 		return Response{}, fmt.Errorf("hook daemon answer: %w", err)
 	}
 	return resp, nil

@@ -1,11 +1,9 @@
-// Package hookd answers Claude Code hooks from one long-lived process per
-// workspace. A hook call is a new process each time; on its own it pays for
-// opening the index and for the first touch of every page it reads, which
-// was most of its time (docs/decisions/0082). Through hookd it pays for a
-// connection instead: `ctxls hook` sends the call over a unix socket to
-// `ctxls daemon`, which keeps the index open and its caches warm, and falls
-// back to answering in-process whenever no daemon can serve it.
-package hookd
+// Package hookcall is the calling side of the hook daemon (package hookd):
+// the request and response, where a workspace's daemon listens, and how to
+// call or start it. It imports only the standard library, so that the small
+// hook client (cmd/ctxls-hook) starts in a fraction of the time of the full
+// ctxls binary (docs/decisions/0083).
+package hookcall
 
 import (
 	"crypto/sha256"
@@ -88,18 +86,62 @@ func socketDir() (string, error) {
 	return dir, nil
 }
 
-// Identity names this build of the running executable: its version and the
-// size and modification time of its file. A daemon serves only clients of
-// its own build, so that an upgrade (or a rebuild during development) never
+// Identity names a build of ctxls by its executable: path, size and
+// modification time. A daemon serves only clients that name its own
+// executable, so that an upgrade (or a rebuild during development) never
 // leaves an old daemon answering for a new binary.
-func Identity(version string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		return version
-	}
+func Identity(exe string) string {
 	info, err := os.Stat(exe)
 	if err != nil {
-		return version + " " + exe
+		return exe
 	}
-	return fmt.Sprintf("%s %s %d %d", version, exe, info.Size(), info.ModTime().UnixNano())
+	return fmt.Sprintf("%s %d %d", exe, info.Size(), info.ModTime().UnixNano())
+}
+
+// Executable returns the running program's path with symbolic links
+// resolved.
+func Executable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return exe, nil
+}
+
+// StateDir is the name of the per-workspace directory of ctxls's state
+// (store.DirName; equal by a test in package hookd).
+const StateDir = ".ctxls"
+
+// MaxInput is the largest hook input (stdin) accepted.
+const MaxInput = 16 << 20
+
+// FindRoot returns the workspace root for a working directory: the nearest
+// ancestor with a .ctxls directory, else with .git, else dir itself. An
+// empty dir means $CLAUDE_PROJECT_DIR, else the current directory.
+func FindRoot(dir string) string {
+	if dir == "" {
+		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+			dir = d
+		} else {
+			dir, _ = os.Getwd()
+		}
+	}
+	dir, _ = filepath.Abs(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for _, marker := range []string{StateDir, ".git"} {
+		for d := dir; ; d = filepath.Dir(d) {
+			if info, err := os.Stat(filepath.Join(d, marker)); err == nil && info.IsDir() {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return dir
 }
