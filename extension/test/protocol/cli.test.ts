@@ -26,7 +26,11 @@ test("Install Claude Code Hooks runs ctxls init without asking", async () => {
 		assert.equal(r.code, 0, cliError("ctxls init", r));
 		const settings = fs.readFileSync(path.join(root, ".claude", "settings.json"), "utf8");
 		assert.match(settings, /"user-prompt-submit"/);
-		assert.ok(settings.includes(JSON.stringify(bin)), "the hooks run the binary the extension found");
+		// The small hook client beside the binary the extension found, when
+		// there is one (docs/decisions/0083); else that binary itself.
+		const client = path.join(path.dirname(bin), "ctxls-hook");
+		const expected = fs.existsSync(client) ? client : bin;
+		assert.ok(settings.includes(JSON.stringify(expected)), `the hooks run ${expected}`);
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 		fs.rmSync(home, { recursive: true, force: true });
