@@ -35,6 +35,7 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			if err != nil {
 				return err
 			}
+			daemonRuntime()
 			log, err := logging.File(filepath.Join(store.Dir(abs), "ctxls.log"), "info")
 			if err != nil {
 				return err

@@ -23,3 +23,20 @@ func oneRequestRuntime() {
 		debug.SetMemoryLimit(oneRequestHeapLimit)
 	}
 }
+
+// daemonHeapLimit is the heap at which the hook daemon collects garbage
+// (see daemonRuntime).
+const daemonHeapLimit = 32 << 20
+
+// daemonRuntime tunes the Go runtime for the hook daemon: its live heap is
+// ~1 MB and each call allocates a few MB, so the default GOGC collected
+// about every other call (30 collections, 89 ms of GC CPU in 56 prompts on
+// GOROOT/src); collecting only near daemonHeapLimit took 3 collections and
+// 6 ms, for ~100 MB of resident memory instead of ~70. GOGC or GOMEMLIMIT
+// in the environment win.
+func daemonRuntime() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(daemonHeapLimit)
+	}
+}
