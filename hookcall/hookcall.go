@@ -35,6 +35,19 @@ type Request struct {
 	DeadlineSet bool          `json:"deadlineSet,omitempty"`
 	// Input is the hook's stdin, unparsed.
 	Input []byte `json:"input"`
+	// Query, when set, asks for `ctxls query` output instead of a hook
+	// answer (Event is then empty).
+	Query *Query `json:"query,omitempty"`
+}
+
+// Query is a `ctxls query` call: its text and flags.
+type Query struct {
+	Text         string   `json:"text"`
+	Limit        int      `json:"limit"`
+	MinRelevance float64  `json:"minRelevance"`
+	ActiveFiles  []string `json:"activeFiles,omitempty"`
+	JSON         bool     `json:"json,omitempty"`
+	Explain      bool     `json:"explain,omitempty"`
 }
 
 // Response is the daemon's answer to a Request.
@@ -44,6 +57,8 @@ type Response struct {
 	// Refused, when set, says why the daemon did not serve the call; the
 	// client answers it in-process.
 	Refused string `json:"refused,omitempty"`
+	// Error is a query's failure, to report as the command's error.
+	Error string `json:"error,omitempty"`
 }
 
 // ErrNoDaemon means no daemon is listening for the workspace.

@@ -24,6 +24,7 @@ func hook(t *testing.T, root, session string, env ...string) string {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
 	cmd := exec.Command(b, "hook", "user-prompt-submit")
+	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = bytes.NewReader(prompt(root, session))
 	var stderr bytes.Buffer
@@ -106,6 +107,7 @@ func hookClient(t *testing.T, stdin []byte, args ...string) (stdout, stderr stri
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
 	cmd := exec.Command(filepath.Join(filepath.Dir(b), "ctxls-hook"), args...)
+	cmd.Dir = t.TempDir() // input without a cwd must not find the repository
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -162,4 +164,35 @@ func daemonAnswers(t *testing.T, root string) int {
 	t.Helper()
 	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
 	return bytes.Count(log, []byte(`"msg":"hook answered","daemon":true`))
+}
+
+// `ctxls query` asks the daemon too, and prints exactly what it prints on
+// its own.
+func TestQueryThroughDaemon(t *testing.T) {
+	root := workspace(t)
+	b := os.Getenv("CTXLS_BIN")
+	if b == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	query := func(env ...string) string {
+		t.Helper()
+		cmd := exec.Command(b, "query", "--root", root, "--json", "--explain", "Why does AuthService.Login reject valid passwords?")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ctxls query: %v", err)
+		}
+		return string(out)
+	}
+	alone := query("CTXLS_HOOK_DAEMON=0")
+	query() // starts the daemon
+	sock, _ := hookcall.SocketPath(root)
+	waitFile(t, sock, false, "the daemon's socket")
+	if got := query(); got != alone {
+		t.Errorf("through the daemon:\n%s\non its own:\n%s", got, alone)
+	}
+	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+	if !bytes.Contains(log, []byte(`"msg":"query answered"`)) {
+		t.Errorf("the daemon answered no query; log:\n%s", log)
+	}
 }

@@ -218,3 +218,25 @@ func TestStateDirIsTheStores(t *testing.T) {
 		t.Errorf("hookcall.StateDir %q, store.DirName %q", hookcall.StateDir, store.DirName)
 	}
 }
+
+// A damaged index file stops the daemon: the caller answers in its own
+// process, whose store.Open moves the file aside and starts a new index.
+func TestDaemonStopsOnACorruptIndex(t *testing.T) {
+	root := workspace(t)
+	done := serve(t, root, "build-1")
+	if err := os.WriteFile(store.Path(root), []byte("garbage, not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hookcall.Call(context.Background(), request(root, "build-1", prompt(root, "s")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Refused == "" {
+		t.Errorf("call on a corrupt index: %+v, want refused", resp)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon kept running on a corrupt index")
+	}
+}

@@ -54,6 +54,9 @@ type ServeOptions struct {
 	// DefaultIdle.
 	Idle time.Duration
 	Log  *zap.Logger
+	// Query, if set, answers `ctxls query` calls on the daemon's store:
+	// the command's output for q.
+	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
 }
 
 // Serve answers hook calls for opts.Root until ctx ends, the daemon has been
@@ -111,7 +114,12 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	go d.watch(ctx, indexInfo)
+	sockInfo, err := os.Stat(sock)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("hook daemon socket: %w", err)
+	}
+	go d.watch(ctx, indexInfo, sock, sockInfo)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
 	var wg sync.WaitGroup
@@ -150,10 +158,12 @@ var (
 	errIndexGone = errors.New("the index was deleted or replaced")
 	errDisabled  = errors.New("hooks.daemon is off in the configuration")
 	errOtherMake = errors.New("a client of another build called")
+	errCorrupt   = errors.New("the index file is corrupt")
+	errSocket    = errors.New("the socket was removed or replaced")
 )
 
 // watch stops the daemon when it is no longer wanted.
-func (d *daemon) watch(ctx context.Context, index os.FileInfo) {
+func (d *daemon) watch(ctx context.Context, index os.FileInfo, sock string, sockInfo os.FileInfo) {
 	t := time.NewTicker(checkEvery)
 	defer t.Stop()
 	for {
@@ -168,6 +178,12 @@ func (d *daemon) watch(ctx context.Context, index os.FileInfo) {
 		}
 		if now, err := os.Stat(store.Path(d.opts.Root)); err != nil || !os.SameFile(now, index) {
 			d.stop(errIndexGone)
+			return
+		}
+		// Nobody can reach a daemon whose socket is gone (its directory
+		// was cleaned up): it would only wait out its idle time.
+		if now, err := os.Stat(sock); err != nil || !os.SameFile(now, sockInfo) {
+			d.stop(errSocket)
 			return
 		}
 		if cfg, err := config.Load(d.opts.Root); err == nil && !cfg.HookDaemon() {
@@ -199,20 +215,22 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 // answer runs one hook call, or refuses it.
 func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Response {
 	switch {
-	case req.Event == "":
+	case req.Event == "" && req.Query == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:
 		// The binary was upgraded or rebuilt: make way for a daemon of the
 		// caller's build once the calls in flight are answered.
 		d.stop(errOtherMake)
 		return hookcall.Response{Refused: "the daemon is another build of ctxls"}
-	case hooks.Events[req.Event] == "":
-		// The full binary explains the mistake to the person.
-		return hookcall.Response{Refused: "unknown hook event"}
 	case req.Root != d.opts.Root:
 		return hookcall.Response{Refused: "the daemon serves another workspace"}
 	case req.Home != d.home:
 		return hookcall.Response{Refused: "the daemon runs with another home directory"}
+	case req.Query != nil:
+		return d.query(ctx, req.Query)
+	case hooks.Events[req.Event] == "":
+		// The full binary explains the mistake to the person.
+		return hookcall.Response{Refused: "unknown hook event"}
 	}
 	start := time.Now()
 	// The call outlives neither the daemon's shutdown nor its own deadline
@@ -223,11 +241,42 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
 		Log: d.log, Store: d.st,
 	})
+	if store.IsCorrupt(err) {
+		// The index file was damaged under the daemon: the caller's own
+		// process moves it aside and starts a new one (store.Open), then a
+		// new daemon opens that.
+		d.stop(errCorrupt)
+		return hookcall.Response{Refused: "the index is corrupt"}
+	}
 	if err != nil {
 		d.log.Info("hook answered nothing", zap.String("event", req.Event), zap.Error(err), zap.Duration("took", time.Since(start)))
 		return hookcall.Response{}
 	}
 	d.log.Debug("hook done", zap.String("event", req.Event), zap.Duration("took", time.Since(start)))
+	return hookcall.Response{Output: out}
+}
+
+// queryTimeout bounds a query the daemon answers.
+const queryTimeout = 30 * time.Second
+
+// query answers a `ctxls query` call with ServeOptions.Query.
+func (d *daemon) query(ctx context.Context, q *hookcall.Query) hookcall.Response {
+	if d.opts.Query == nil {
+		return hookcall.Response{Refused: "this daemon does not answer queries"}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+	defer cancel()
+	start := time.Now()
+	out, err := d.opts.Query(ctx, d.st, q)
+	if store.IsCorrupt(err) {
+		d.stop(errCorrupt)
+		return hookcall.Response{Refused: "the index is corrupt"}
+	}
+	if err != nil {
+		d.log.Warn("query failed", zap.Error(err))
+		return hookcall.Response{Error: err.Error()}
+	}
+	d.log.Info("query answered", zap.Duration("took", time.Since(start)))
 	return hookcall.Response{Output: out}
 }
 

@@ -73,6 +73,9 @@ func bin(t *testing.T) string {
 func hook(t *testing.T, event string, stdin []byte) (stdout string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin(t), "hook", event)
+	// Input without a cwd falls back to the process's: never the
+	// repository (indexed in a developer's tree, it would get a daemon).
+	cmd.Dir = t.TempDir()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -234,6 +237,7 @@ func TestFailOpen(t *testing.T) {
 	}
 	for _, args := range [][]string{{"hook", "--no-such-flag", "user-prompt-submit"}, {"hook", "--budget", "lots", "user-prompt-submit"}} {
 		cmd := exec.Command(bin(t), args...)
+		cmd.Dir = t.TempDir()
 		cmd.Stdin = strings.NewReader(`{"prompt": "x"}`)
 		if o, err := cmd.Output(); err != nil || len(o) != 0 {
 			t.Errorf("%v: %v %q", args, err, o)

@@ -253,6 +253,13 @@ func classify(err error) error {
 	return err
 }
 
+// IsCorrupt says whether err comes from a damaged index file, whether or
+// not it went through the store's own error classification (packages that
+// own tables of their own query DB directly).
+func IsCorrupt(err error) bool {
+	return errors.Is(err, ErrCorrupt) || errors.Is(classify(err), ErrCorrupt)
+}
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 

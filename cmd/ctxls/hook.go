@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/logging"
@@ -103,15 +101,28 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		return
 	}
 	opts.Root, opts.Log = root, log
-	d := daemonFor(logRoot, opts)
-	if d.use {
-		out, served := d.call(cmd.Context(), event, data, opts)
-		if served {
-			if len(out) > 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), string(out))
+	if d, cfg := daemonFor(logRoot, log); d.use {
+		// The daemon answers within the hook's deadline plus the grace
+		// period of its bookkeeping.
+		deadline := cfg.HookDeadline()
+		if opts.DeadlineSet {
+			deadline = opts.Deadline
+		}
+		d.wait = 2*deadline + time.Second
+		resp, err := d.call(cmd.Context(), &hookcall.Request{
+			Event: event, Budget: opts.Budget, Deadline: opts.Deadline, BudgetSet: opts.BudgetSet, DeadlineSet: opts.DeadlineSet,
+			Input: data,
+		})
+		switch {
+		case err == nil:
+			if len(resp.Output) > 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), string(resp.Output))
 			}
 			return
+		case !errors.Is(err, errInProcess):
+			return // too late for any answer; logged
 		}
+		defer d.startIfNeeded()
 	}
 	out, err := hooks.Run(cmd.Context(), event, data, opts)
 	if err != nil {
@@ -120,85 +131,4 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
-	if d.spawn {
-		// After the answer is out: the next call finds the daemon.
-		d.start()
-	}
-}
-
-// hookDaemon is how one hook process uses the workspace's daemon.
-type hookDaemon struct {
-	root, exe, identity string
-	log                 *zap.Logger
-	// use: ask the daemon first; spawn: start one after answering
-	// in-process (none could serve the call).
-	use, spawn bool
-	// wait bounds the call: the daemon answers within the hook's deadline
-	// plus the grace period of its bookkeeping.
-	wait time.Duration
-}
-
-// daemonFor decides whether a call for root goes through its daemon: only
-// for an indexed workspace whose configuration does not turn it off, and not
-// with CTXLS_HOOK_DAEMON=0 in the environment.
-func daemonFor(root string, opts hooks.Options) *hookDaemon {
-	d := &hookDaemon{root: root, log: opts.Log}
-	if os.Getenv("CTXLS_HOOK_DAEMON") == "0" {
-		return d
-	}
-	if _, err := os.Stat(store.Path(root)); err != nil {
-		return d
-	}
-	cfg, err := config.Load(root)
-	if err != nil || !cfg.HookDaemon() {
-		return d // a broken configuration is reported by the in-process answer
-	}
-	deadline := cfg.HookDeadline()
-	if opts.DeadlineSet {
-		deadline = opts.Deadline
-	}
-	exe, err := hookcall.Executable()
-	if err != nil {
-		return d
-	}
-	d.use, d.exe, d.identity, d.wait = true, exe, hookcall.Identity(exe), 2*deadline+time.Second
-	return d
-}
-
-// call asks the daemon; served is false when the caller must answer
-// in-process.
-func (d *hookDaemon) call(ctx context.Context, event string, data []byte, opts hooks.Options) (out []byte, served bool) {
-	home, _ := os.UserHomeDir()
-	ctx, cancel := context.WithTimeout(ctx, d.wait)
-	defer cancel()
-	resp, err := hookcall.Call(ctx, &hookcall.Request{
-		Identity: d.identity, Home: home, Event: event, Root: d.root,
-		Budget: opts.Budget, Deadline: opts.Deadline, BudgetSet: opts.BudgetSet, DeadlineSet: opts.DeadlineSet,
-		Input: data,
-	})
-	switch {
-	case errors.Is(err, hookcall.ErrNoDaemon):
-		d.spawn = true
-		return nil, false
-	case err != nil && ctx.Err() != nil:
-		// Past the deadline: answering in-process now would be later still.
-		d.log.Warn("hook daemon did not answer in time", zap.String("event", event), zap.Error(err))
-		return nil, true
-	case err != nil:
-		d.log.Warn("hook daemon failed; answering in-process", zap.String("event", event), zap.Error(err))
-		return nil, false
-	case resp.Refused != "":
-		d.log.Info("hook daemon refused the call; answering in-process", zap.String("event", event), zap.String("reason", resp.Refused))
-		// A daemon of another build is on its way out: start ours.
-		d.spawn = true
-		return nil, false
-	}
-	return resp.Output, true
-}
-
-// start launches the daemon in the background.
-func (d *hookDaemon) start() {
-	if err := hookcall.Spawn(d.exe, d.root); err != nil {
-		d.log.Warn("hook daemon not started", zap.Error(err))
-	}
 }

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
@@ -37,21 +41,35 @@ func (f *queryFlags) register(cmd *cobra.Command) {
 
 // open validates the arguments and opens the index, refreshing it if asked.
 func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (string, config.Config, *store.Store, string, error) {
+	text, err := queryText(stdin, args)
+	if err != nil {
+		return "", config.Config{}, nil, "", err
+	}
+	return f.openFor(ctx, text)
+}
+
+// queryText is the text to look up: the arguments, or stdin for "-".
+func queryText(stdin io.Reader, args []string) (string, error) {
 	text := strings.Join(args, " ")
 	if text == "-" {
 		// The text on stdin: pasted logs and issues exceed argv limits.
 		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
 		if err != nil {
-			return "", config.Config{}, nil, "", fmt.Errorf("read query from stdin: %w", err)
+			return "", fmt.Errorf("read query from stdin: %w", err)
 		}
 		text = string(data)
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", config.Config{}, nil, "", usagef("empty query: pass the text to search for")
+		return "", usagef("empty query: pass the text to search for")
 	}
 	if len(text) > maxQueryBytes {
 		text = text[:maxQueryBytes]
 	}
+	return text, nil
+}
+
+// openFor opens the index for text, refreshing it if asked.
+func (f *queryFlags) openFor(ctx context.Context, text string) (string, config.Config, *store.Store, string, error) {
 	abs, err := resolveRoot(f.root)
 	if err != nil {
 		return "", config.Config{}, nil, "", err
@@ -110,25 +128,47 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 			if limit <= 0 {
 				return usagef("--limit must be positive")
 			}
-			abs, _, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
+			text, err := queryText(cmd.InOrStdin(), args)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
 			// query ranks whatever matches (each result carries its
 			// relevance); only an explicit threshold makes it abstain.
 			if f.minRelevance < 0 {
 				f.minRelevance = 0
 			}
+			if !f.refresh {
+				// The workspace's daemon has the index open and warm.
+				if abs, err := resolveRoot(f.root); err == nil {
+					if d, _ := daemonFor(abs, zap.NewNop()); d.use {
+						req := f.request(abs, text, limit)
+						resp, err := d.call(cmd.Context(), &hookcall.Request{Query: &hookcall.Query{
+							Text: req.Text, Limit: req.Limit, MinRelevance: req.MinRelevance, ActiveFiles: req.ActiveFiles,
+							JSON: f.asJSON, Explain: explain,
+						}})
+						switch {
+						case err == nil && resp.Error != "":
+							return errors.New(resp.Error)
+						case err == nil:
+							_, err = cmd.OutOrStdout().Write(resp.Output)
+							return err
+						case !errors.Is(err, errInProcess):
+							return err
+						}
+						defer d.startIfNeeded()
+					}
+				}
+			}
+			abs, _, st, text, err := f.openFor(cmd.Context(), text)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
 			resp, err := retrieval.Query(cmd.Context(), st, f.request(abs, text, limit))
 			if err != nil {
 				return err
 			}
-			if f.asJSON {
-				return writeJSON(cmd.OutOrStdout(), queryJSON(resp, explain))
-			}
-			printQuery(cmd.OutOrStdout(), resp, explain)
-			return nil
+			return writeQuery(cmd.OutOrStdout(), resp, f.asJSON, explain)
 		},
 	}
 	f.register(cmd)
@@ -184,6 +224,29 @@ func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
 		out.Terms, out.Triggers = resp.Terms, resp.Triggers
 	}
 	return out
+}
+
+// writeQuery prints a query's answer as `ctxls query` does.
+func writeQuery(w io.Writer, resp *retrieval.Response, asJSON, explain bool) error {
+	if asJSON {
+		return writeJSON(w, queryJSON(resp, explain))
+	}
+	printQuery(w, resp, explain)
+	return nil
+}
+
+// answerQuery is the daemon's side of `ctxls query`: the command's output
+// for q, from the daemon's open index.
+func answerQuery(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error) {
+	resp, err := retrieval.Query(ctx, st, retrieval.Request{Text: q.Text, Limit: q.Limit, MinRelevance: q.MinRelevance, ActiveFiles: q.ActiveFiles})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeQuery(&buf, resp, q.JSON, q.Explain); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
