@@ -454,14 +454,15 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		return err
 	}
 	small := len(work)+len(deleted) <= 64
-	begin := st.BeginWrite
+	var w *store.Writer
 	if rebuild {
 		if err := st.StartRebuild(ctx); err != nil {
 			return err
 		}
-		begin = st.BeginRebuildWrite
+		w, err = st.BeginRebuildWrite(ctx)
+	} else {
+		w, err = st.BeginWrite(ctx)
 	}
-	w, err := begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -486,10 +487,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err := w.SetMeta(ctx, "dirty", "1"); err != nil {
 			return err
 		}
-		if err := w.Commit(); err != nil {
-			return err
-		}
-		if w, err = begin(ctx); err != nil {
+		if w, err = w.Next(ctx); err != nil {
 			return err
 		}
 	}
@@ -549,10 +547,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		done = append(done, r)
 		inBatch++
 		if !small && inBatch >= batchFiles {
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			if w, err = begin(ctx); err != nil {
+			if w, err = w.Next(ctx); err != nil {
 				return err
 			}
 			inBatch = 0
@@ -675,10 +670,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		}
 		inBatch++
 		if !small && inBatch >= 4*batchFiles {
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			if w, err = begin(ctx); err != nil {
+			if w, err = w.Next(ctx); err != nil {
 				return err
 			}
 			inBatch = 0

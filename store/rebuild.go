@@ -80,7 +80,7 @@ func (s *Store) StartRebuild(ctx context.Context) error {
 // BeginRebuildWrite starts a write transaction on the tables StartRebuild
 // created. Its commits are invisible to readers of the live tables.
 func (s *Store) BeginRebuildWrite(ctx context.Context) (*Writer, error) {
-	return s.beginWrite(ctx, rebuildTables)
+	return s.beginWrite(ctx, rebuildTables, 0)
 }
 
 func dropRebuild(ctx context.Context, tx *sql.Tx) error {

@@ -84,10 +84,27 @@ func quick(ctx context.Context) context.Context { return context.WithoutCancel(c
 // BeginWrite starts a write transaction. It waits for other writers up to
 // the busy timeout.
 func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
-	return s.beginWrite(ctx, liveTables)
+	return s.beginWrite(ctx, liveTables, 0)
 }
 
-func (s *Store) beginWrite(ctx context.Context, t *tableNames) (*Writer, error) {
+// Next commits the transaction and begins the next one on the same tables.
+// A rebuild's writer numbers entities on from where it was: its tables are
+// written by this process alone and have no index on seq to find the
+// highest one by.
+func (w *Writer) Next(ctx context.Context) (*Writer, error) {
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	var seq int64
+	if w.t.rebuild {
+		seq = w.nextSeq
+	}
+	return w.s.beginWrite(ctx, w.t, seq)
+}
+
+// beginWrite starts a writer on the tables t; entities are numbered from
+// nextSeq, or after the highest stored seq when it is 0.
+func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*Writer, error) {
 	if s.readOnly {
 		return nil, fmt.Errorf("index %s is open read-only", s.path)
 	}
@@ -143,9 +160,12 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames) (*Writer, error) 
 			return nil, classify(fmt.Errorf("prepare index write: %w", err))
 		}
 	}
-	if err := tx.QueryRowContext(ctx, t.sql(`SELECT coalesce(max(seq), 0) + 1 FROM {entities}`)).Scan(&w.nextSeq); err != nil {
-		tx.Rollback()
-		return nil, classify(fmt.Errorf("prepare index write: %w", err))
+	w.nextSeq = nextSeq
+	if nextSeq == 0 {
+		if err := tx.QueryRowContext(ctx, t.sql(`SELECT coalesce(max(seq), 0) + 1 FROM {entities}`)).Scan(&w.nextSeq); err != nil {
+			tx.Rollback()
+			return nil, classify(fmt.Errorf("prepare index write: %w", err))
+		}
 	}
 	w.seqs = map[int64]int64{}
 	return w, nil
@@ -154,8 +174,14 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames) (*Writer, error) 
 // Commit makes the writes visible.
 func (w *Writer) Commit() error { return classify(w.tx.Commit()) }
 
-// Rollback discards the writes; it is a no-op after Commit.
-func (w *Writer) Rollback() error { return w.tx.Rollback() }
+// Rollback discards the writes; it is a no-op after Commit, and on a nil
+// Writer (a Next that failed).
+func (w *Writer) Rollback() error {
+	if w == nil {
+		return nil
+	}
+	return w.tx.Rollback()
+}
 
 // clearFile removes a file's entities and documents, and its references
 // unless keepRefs (the caller replaces them with ReplaceRefs).
