@@ -294,6 +294,10 @@ func TestRebuildInvisibleUntilSwapped(t *testing.T) {
 	if hits, err := rd.Search(ctx, []string{"welcom"}, store.FieldWeights{1, 1, 1, 1, 1, 1}, 5); err != nil || len(hits) == 0 {
 		t.Fatalf("reader opened before the rebuild: Search = %v, %v", hits, err)
 	}
+	// fts_vocab reads whichever table is named fts.
+	if df, total, err := rd.TermStats(ctx, []string{"welcom"}); err != nil || df["welcom"] == 0 || total != entityCount(t, rd) {
+		t.Fatalf("reader opened before the rebuild: TermStats = %v, %d, %v", df, total, err)
+	}
 	var left int
 	st.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'rebuild\_%' ESCAPE '\'`).Scan(&left)
 	if left != 0 {
