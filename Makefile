@@ -56,8 +56,8 @@ lint:
 
 bench: bench-index bench-query bench-hooks bench-memory bench-lsp
 
-# bench-index measures index build, no-op and one-file re-index on GOROOT/src
-# against universal-ctags in the same run.
+# bench-index measures index build, re-index after an analyzer change, no-op
+# and one-file re-index on GOROOT/src against universal-ctags in the same run.
 bench-index: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-index.sh
 

@@ -93,7 +93,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		if stats, loadErr = st.FileStats(ctx); loadErr != nil {
 			return
 		}
-		// Another analysis version: every document must be re-analyzed.
+		// Another analysis version: every document must be re-analyzed,
+		// which rebuilds the code tables beside the live ones (decision
+		// 0057).
 		if version, loadErr = st.Meta(ctx, "analyzer"); loadErr != nil {
 			return
 		}
@@ -138,7 +140,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	var changed []string // tracked paths among the work
 	for i, c := range cands {
 		work[i] = job{cand: c}
-		if _, ok := byPath[c.rel]; ok {
+		if _, ok := byPath[c.rel]; ok && !reanalyze {
 			changed = append(changed, c.rel)
 		}
 	}
@@ -149,9 +151,6 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		}
 		for i := range work {
 			if old, ok := olds[work[i].cand.rel]; ok {
-				if reanalyze {
-					old.Hash = "" // forces a re-parse of an unchanged file
-				}
 				work[i].old = &old
 			}
 		}
@@ -162,6 +161,15 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			deleted = append(deleted, store.File{ID: f.ID, Path: f.Path, Size: f.Size, MTime: f.MTime, Skip: f.Skip})
 		}
 	}
+	if reanalyze {
+		// A rebuild writes every file into empty tables, as a cold run
+		// does: files that are gone are simply not written.
+		sum.Deleted = len(deleted)
+		err := apply(ctx, st, opts, map[string]int64{}, work, nil, true, &sum)
+		sum.Files = len(cands)
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, err
+	}
 	// The resolver needs every path only when something changed.
 	var ids map[string]int64
 	if len(work) > 0 || len(deleted) > 0 {
@@ -170,11 +178,11 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			ids[f.Path] = f.ID
 		}
 	}
-	if err := apply(ctx, st, opts, ids, work, deleted, &sum); err != nil {
+	if err := apply(ctx, st, opts, ids, work, deleted, false, &sum); err != nil {
 		return sum, err
 	}
 	// Only a full run re-analyzes everything, so only it records the
-	// analysis version.
+	// analysis version (a rebuild records it with the swap).
 	if version != analyzer.Version {
 		if err := st.SetMeta(ctx, "analyzer", analyzer.Version); err != nil {
 			return sum, err
@@ -255,7 +263,7 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		work = append(work, j)
 	}
 	before := len(tracked) // apply takes tracked over
-	if err := apply(ctx, st, opts, tracked, work, deleted, &sum); err != nil {
+	if err := apply(ctx, st, opts, tracked, work, deleted, false, &sum); err != nil {
 		return sum, err
 	}
 	sum.Files = before + sum.Parsed - sum.Deleted
@@ -431,7 +439,12 @@ const batchFiles = 400
 
 // tracked maps the path of every file stored before this run to its id;
 // apply updates it in place to the paths after the run.
-func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, sum *Summary) error {
+//
+// A rebuild (tracked empty, no deletions) writes every file into a new copy
+// of the code tables, as a cold run writes into empty ones, and swaps it in
+// for the live tables in its last transaction: until then readers see the
+// old index, and an interrupted rebuild leaves it as it was (decision 0057).
+func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, rebuild bool, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -441,32 +454,40 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		return err
 	}
 	small := len(work)+len(deleted) <= 64
-	w, err := st.BeginWrite(ctx)
+	var w *store.Writer
+	if rebuild {
+		if err := st.StartRebuild(ctx); err != nil {
+			return err
+		}
+		w, err = st.BeginRebuildWrite(ctx)
+	} else {
+		w, err = st.BeginWrite(ctx)
+	}
 	if err != nil {
 		return err
 	}
 	defer func() { w.Rollback() }()
-	if dirty == "1" {
+	// Partial rows of an interrupted run are in the live tables, which a
+	// rebuild replaces.
+	if dirty == "1" && !rebuild {
 		log.Info("previous index run was interrupted; removing its partial rows")
 		if err := w.PurgeOrphans(ctx); err != nil {
 			return err
 		}
 	}
-	// A cold run over many files loads faster without secondary indexes.
-	bulk := len(tracked) == 0 && len(work) > 1000
+	// A cold run over many files loads faster without secondary indexes (a
+	// rebuild's tables have none until the swap).
+	bulk := !rebuild && len(tracked) == 0 && len(work) > 1000
 	if bulk {
 		if err := w.DropIndexes(ctx); err != nil {
 			return err
 		}
 	}
-	if !small {
+	if !small && !rebuild {
 		if err := w.SetMeta(ctx, "dirty", "1"); err != nil {
 			return err
 		}
-		if err := w.Commit(); err != nil {
-			return err
-		}
-		if w, err = st.BeginWrite(ctx); err != nil {
+		if w, err = w.Next(ctx); err != nil {
 			return err
 		}
 	}
@@ -526,10 +547,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		done = append(done, r)
 		inBatch++
 		if !small && inBatch >= batchFiles {
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			if w, err = st.BeginWrite(ctx); err != nil {
+			if w, err = w.Next(ctx); err != nil {
 				return err
 			}
 			inBatch = 0
@@ -555,7 +573,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 	}
 	if len(done) == 0 && len(deleted) == 0 {
 		// Nothing changed: no references to resolve, no documents counted.
-		return finish(ctx, w, small, bulk, dirty, dirty == "1")
+		return finish(ctx, w, small, bulk, rebuild, dirty, dirty == "1" || rebuild)
 	}
 	cold := len(tracked) == 0 || len(done) > len(tracked)/2
 	sameFiles := len(deleted) == 0
@@ -583,7 +601,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 
 	var defs []store.Def
 	if cold {
-		defs, err = loadDefs(ctx, w, st, nil)
+		defs, err = loadDefs(ctx, w, nil)
 	} else {
 		// Definitions are loaded only for the names that references must be
 		// resolved by: new ones, and those whose definitions changed.
@@ -604,7 +622,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 				}
 			}
 		}
-		defs, err = loadDefs(ctx, w, st, keys(names))
+		defs, err = loadDefs(ctx, w, keys(names))
 	}
 	if err != nil {
 		return err
@@ -652,22 +670,28 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		}
 		inBatch++
 		if !small && inBatch >= 4*batchFiles {
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			if w, err = st.BeginWrite(ctx); err != nil {
+			if w, err = w.Next(ctx); err != nil {
 				return err
 			}
 			inBatch = 0
 		}
 	}
-	return finish(ctx, w, small, bulk, dirty, true)
+	return finish(ctx, w, small, bulk, rebuild, dirty, true)
 }
 
-// finish ends a run's last transaction: the dirty mark cleared, secondary
+// finish ends a run's last transaction: a rebuild swapped in with the
+// analysis version it was made with, the dirty mark cleared, secondary
 // indexes rebuilt after a bulk load, the document count (when the run may
 // have changed it) and the time recorded.
-func finish(ctx context.Context, w *store.Writer, small, bulk bool, dirty string, recount bool) error {
+func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild bool, dirty string, recount bool) error {
+	if rebuild {
+		if err := w.SwapRebuild(ctx); err != nil {
+			return err
+		}
+		if err := w.SetMeta(ctx, "analyzer", analyzer.Version); err != nil {
+			return err
+		}
+	}
 	if !small || dirty == "1" {
 		if err := w.SetMeta(ctx, "dirty", "0"); err != nil {
 			return err
@@ -695,8 +719,8 @@ func finish(ctx context.Context, w *store.Writer, small, bulk bool, dirty string
 
 // loadDefs reads definitions through the open write transaction, so that
 // rows written earlier in it are visible.
-func loadDefs(ctx context.Context, w *store.Writer, st *store.Store, names []string) ([]store.Def, error) {
-	return st.DefinitionsTx(ctx, w.Tx(), names)
+func loadDefs(ctx context.Context, w *store.Writer, names []string) ([]store.Def, error) {
+	return w.Definitions(ctx, names)
 }
 
 // reresolve recomputes targets of stored references (in files not being

@@ -263,15 +263,7 @@ func TestKilledProcess(t *testing.T) {
 	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
 		t.Fatalf("copy: %v %s", err, out)
 	}
-	cmd := exec.Command(bin, "index", "--root", root, "--progress")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 256)
-	stderr.Read(buf) // the first progress line: the run is under way
-	cmd.Process.Kill()
-	cmd.Wait()
+	killDuringIndex(t, bin, root)
 	sum, st := run(t, root, config.Default())
 	fresh := t.TempDir()
 	exec.Command("cp", "-a", src, fresh).Run()
@@ -281,6 +273,21 @@ func TestKilledProcess(t *testing.T) {
 	if a.Files != b.Files || a.Entities != b.Entities || a.Refs != b.Refs || a.Resolved != b.Resolved {
 		t.Fatalf("after kill and resume: %+v\nfresh index: %+v\nsummary %+v", a, b, sum)
 	}
+}
+
+// killDuringIndex starts `ctxls index` on root and kills it once it
+// reports progress, that is, while it writes.
+func killDuringIndex(t *testing.T, bin, root string) {
+	t.Helper()
+	cmd := exec.Command(bin, "index", "--root", root, "--progress")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 256)
+	stderr.Read(buf) // the first progress line: the run is under way
+	cmd.Process.Kill()
+	cmd.Wait()
 }
 
 func TestUpdateWithBuffer(t *testing.T) {

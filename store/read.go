@@ -149,20 +149,21 @@ type querier interface {
 
 // Definitions returns definitions named by names (all when names is nil).
 func (s *Store) Definitions(ctx context.Context, names []string) ([]Def, error) {
-	return definitions(ctx, s.db, names)
+	return definitions(ctx, s.db, liveTables, names)
 }
 
-// DefinitionsTx is Definitions inside a transaction.
-func (s *Store) DefinitionsTx(ctx context.Context, tx *sql.Tx, names []string) ([]Def, error) {
-	return definitions(ctx, tx, names)
+// Definitions is Definitions of the tables the writer writes, rows written
+// earlier in its transaction included.
+func (w *Writer) Definitions(ctx context.Context, names []string) ([]Def, error) {
+	return definitions(ctx, w.tx, w.t, names)
 }
 
-func definitions(ctx context.Context, db querier, names []string) ([]Def, error) {
+func definitions(ctx context.Context, db querier, t *tableNames, names []string) ([]Def, error) {
 	// The file entity's qualified name is the file's path; joining it rather
 	// than files lets the indexer resolve before it writes the file rows.
-	const q = `SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname
-		FROM entities e JOIN entities f ON f.id = e.file_id LEFT JOIN entities p ON p.id = e.parent_id AND p.kind != 'file'
-		WHERE e.kind NOT IN ('file', 'heading', 'variable')`
+	q := t.sql(`SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname
+		FROM {entities} e JOIN {entities} f ON f.id = e.file_id LEFT JOIN {entities} p ON p.id = e.parent_id AND p.kind != 'file'
+		WHERE e.kind NOT IN ('file', 'heading', 'variable')`)
 	var out []Def
 	scan := func(rows *sql.Rows, err error) error {
 		if err != nil {

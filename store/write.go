@@ -20,6 +20,9 @@ type Writer struct {
 	insAside, delAside            *sql.Stmt
 	setRef, delRef                *sql.Stmt
 
+	// t names the code tables written: the live ones, or a rebuild's.
+	t *tableNames
+
 	// nextSeq is the next entities.seq to assign.
 	nextSeq int64
 	seqs    map[int64]int64 // entity id → seq, for the file being written
@@ -81,6 +84,27 @@ func quick(ctx context.Context) context.Context { return context.WithoutCancel(c
 // BeginWrite starts a write transaction. It waits for other writers up to
 // the busy timeout.
 func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
+	return s.beginWrite(ctx, liveTables, 0)
+}
+
+// Next commits the transaction and begins the next one on the same tables.
+// A rebuild's writer numbers entities on from where it was: its tables are
+// written by this process alone and have no index on seq to find the
+// highest one by.
+func (w *Writer) Next(ctx context.Context) (*Writer, error) {
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	var seq int64
+	if w.t.rebuild {
+		seq = w.nextSeq
+	}
+	return w.s.beginWrite(ctx, w.t, seq)
+}
+
+// beginWrite starts a writer on the tables t; entities are numbered from
+// nextSeq, or after the highest stored seq when it is 0.
+func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*Writer, error) {
 	if s.readOnly {
 		return nil, fmt.Errorf("index %s is open read-only", s.path)
 	}
@@ -88,30 +112,30 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 	if err != nil {
 		return nil, classify(fmt.Errorf("begin index write: %w", err))
 	}
-	w := &Writer{s: s, tx: tx}
+	w := &Writer{s: s, tx: tx, t: t}
 	prep := []struct {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insFile, `INSERT INTO files(id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at)
+		{&w.insFile, `INSERT INTO {files}(id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at)
 			VALUES(?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT(path) DO UPDATE SET id=excluded.id, lang=excluded.lang, size=excluded.size,
 			mtime=excluded.mtime, hash=excluded.hash, skip=excluded.skip, note=excluded.note,
 			pkg=excluded.pkg, indexed_at=excluded.indexed_at`},
-		{&w.delDocs, `DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id = ?)`},
-		{&w.delWhole, `DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
-		{&w.delAside, `DELETE FROM fts_files_aside WHERE rowid IN (SELECT seq FROM entities WHERE id = ?)`},
-		{&w.delRefs, `DELETE FROM refs WHERE src_id IN (SELECT id FROM entities WHERE file_id = ?)`},
-		{&w.delEntities, `DELETE FROM entities WHERE file_id = ?`},
-		{&w.delFile, `DELETE FROM files WHERE id = ?`},
-		{&w.setDst, `UPDATE refs SET dst_id = ? WHERE rowid = ?`},
-		{&w.setRef, `UPDATE refs SET line = ?, dst_id = ? WHERE rowid = ?`},
-		{&w.delRef, `DELETE FROM refs WHERE rowid = ?`},
-		{&w.insWhole, `INSERT INTO fts_files(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
-		{&w.insAside, `INSERT INTO fts_files_aside(rowid, path, body) SELECT seq, ?, ? FROM entities WHERE id = ?`},
+		{&w.delDocs, `DELETE FROM {fts} WHERE rowid IN (SELECT seq FROM {entities} WHERE file_id = ?)`},
+		{&w.delWhole, `DELETE FROM {fts_files} WHERE rowid IN (SELECT seq FROM {entities} WHERE id = ?)`},
+		{&w.delAside, `DELETE FROM {fts_files_aside} WHERE rowid IN (SELECT seq FROM {entities} WHERE id = ?)`},
+		{&w.delRefs, `DELETE FROM {refs} WHERE src_id IN (SELECT id FROM {entities} WHERE file_id = ?)`},
+		{&w.delEntities, `DELETE FROM {entities} WHERE file_id = ?`},
+		{&w.delFile, `DELETE FROM {files} WHERE id = ?`},
+		{&w.setDst, `UPDATE {refs} SET dst_id = ? WHERE rowid = ?`},
+		{&w.setRef, `UPDATE {refs} SET line = ?, dst_id = ? WHERE rowid = ?`},
+		{&w.delRef, `DELETE FROM {refs} WHERE rowid = ?`},
+		{&w.insWhole, `INSERT INTO {fts_files}(rowid, path, body) SELECT seq, ?, ? FROM {entities} WHERE id = ?`},
+		{&w.insAside, `INSERT INTO {fts_files_aside}(rowid, path, body) SELECT seq, ?, ? FROM {entities} WHERE id = ?`},
 	}
 	for _, p := range prep {
-		st, err := tx.PrepareContext(ctx, p.sql)
+		st, err := tx.PrepareContext(ctx, t.sql(p.sql))
 		if err != nil {
 			tx.Rollback()
 			return nil, classify(fmt.Errorf("prepare index write: %w", err))
@@ -123,22 +147,25 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO entities(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
+		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
 		// OR FAIL: a failed row ends the whole transaction anyway, and
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
-		{&w.insRef, `INSERT OR FAIL INTO refs(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
-		{&w.insDoc, `INSERT INTO fts(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
+		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
+		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body) VALUES`, 7},
 	}
 	for _, in := range ins {
-		if *in.dst, err = prepareInserter(ctx, tx, in.head, in.cols); err != nil {
+		if *in.dst, err = prepareInserter(ctx, tx, t.sql(in.head), in.cols); err != nil {
 			tx.Rollback()
 			return nil, classify(fmt.Errorf("prepare index write: %w", err))
 		}
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM entities`).Scan(&w.nextSeq); err != nil {
-		tx.Rollback()
-		return nil, classify(fmt.Errorf("prepare index write: %w", err))
+	w.nextSeq = nextSeq
+	if nextSeq == 0 {
+		if err := tx.QueryRowContext(ctx, t.sql(`SELECT coalesce(max(seq), 0) + 1 FROM {entities}`)).Scan(&w.nextSeq); err != nil {
+			tx.Rollback()
+			return nil, classify(fmt.Errorf("prepare index write: %w", err))
+		}
 	}
 	w.seqs = map[int64]int64{}
 	return w, nil
@@ -147,8 +174,14 @@ func (s *Store) BeginWrite(ctx context.Context) (*Writer, error) {
 // Commit makes the writes visible.
 func (w *Writer) Commit() error { return classify(w.tx.Commit()) }
 
-// Rollback discards the writes; it is a no-op after Commit.
-func (w *Writer) Rollback() error { return w.tx.Rollback() }
+// Rollback discards the writes; it is a no-op after Commit, and on a nil
+// Writer (a Next that failed).
+func (w *Writer) Rollback() error {
+	if w == nil {
+		return nil
+	}
+	return w.tx.Rollback()
+}
 
 // clearFile removes a file's entities and documents, and its references
 // unless keepRefs (the caller replaces them with ReplaceRefs).
@@ -275,7 +308,7 @@ type EntityKey struct {
 // EntityKeys returns the names and parents of a file's entities by id
 // (before a replace, to know which references elsewhere need re-resolution).
 func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]EntityKey, error) {
-	rows, err := w.tx.QueryContext(ctx, `SELECT id, name, coalesce(parent_id, 0) FROM entities WHERE file_id = ? AND kind != 'file'`, fileID)
+	rows, err := w.tx.QueryContext(ctx, w.t.sql(`SELECT id, name, coalesce(parent_id, 0) FROM {entities} WHERE file_id = ? AND kind != 'file'`), fileID)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -296,13 +329,13 @@ func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]Entity
 // writing a file's entities and its file row.
 func (w *Writer) PurgeOrphans(ctx context.Context) error {
 	for _, q := range []string{
-		`DELETE FROM fts WHERE rowid IN (SELECT seq FROM entities WHERE file_id NOT IN (SELECT id FROM files))`,
-		`DELETE FROM fts_files WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
-		`DELETE FROM refs WHERE src_id NOT IN (SELECT id FROM entities WHERE file_id IN (SELECT id FROM files))`,
-		`DELETE FROM entities WHERE file_id NOT IN (SELECT id FROM files)`,
-		`DELETE FROM fts_files_aside WHERE rowid IN (SELECT seq FROM entities WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM files))`,
+		`DELETE FROM {fts} WHERE rowid IN (SELECT seq FROM {entities} WHERE file_id NOT IN (SELECT id FROM {files}))`,
+		`DELETE FROM {fts_files} WHERE rowid IN (SELECT seq FROM {entities} WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM {files}))`,
+		`DELETE FROM {refs} WHERE src_id NOT IN (SELECT id FROM {entities} WHERE file_id IN (SELECT id FROM {files}))`,
+		`DELETE FROM {entities} WHERE file_id NOT IN (SELECT id FROM {files})`,
+		`DELETE FROM {fts_files_aside} WHERE rowid IN (SELECT seq FROM {entities} WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM {files}))`,
 	} {
-		if _, err := w.tx.ExecContext(ctx, q); err != nil {
+		if _, err := w.tx.ExecContext(ctx, w.t.sql(q)); err != nil {
 			return classify(fmt.Errorf("purge orphans: %w", err))
 		}
 	}
