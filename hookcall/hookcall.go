@@ -61,6 +61,10 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Off says whether CTXLS_HOOK_DAEMON=0 in the environment keeps this
+// process's calls away from the daemon.
+func Off() bool { return os.Getenv("CTXLS_HOOK_DAEMON") == "0" }
+
 // ErrNoDaemon means no daemon is listening for the workspace.
 var ErrNoDaemon = errors.New("no hook daemon for this workspace")
 

@@ -1,5 +1,5 @@
-// Package hookd answers Claude Code hooks from one long-lived process per
-// workspace. A hook call is a new process each time; on its own it pays for
+// Package hookd answers Claude Code hooks (and `ctxls query`) from one
+// long-lived process per workspace. A hook call is a new process each time; on its own it pays for
 // opening the index and for the first touch of every page it reads, which
 // was most of its time (docs/decisions/0082). Through hookd it pays for a
 // connection instead: the hook client sends the call over a unix socket
@@ -38,7 +38,7 @@ const checkEvery = 2 * time.Second
 
 // maxRequest bounds a request: the largest hook input, base64-encoded, and
 // its envelope.
-const maxRequest = 2*hooks.MaxInput + 1<<16
+const maxRequest = 2*hookcall.MaxInput + 1<<16
 
 // ErrRunning is returned by Serve when another daemon serves the workspace.
 var ErrRunning = errors.New("a hook daemon already serves this workspace")
@@ -59,9 +59,10 @@ type ServeOptions struct {
 	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
 }
 
-// Serve answers hook calls for opts.Root until ctx ends, the daemon has been
-// idle for opts.Idle, the index is deleted or replaced, the workspace's
-// configuration disables the daemon, or a client of another build calls.
+// Serve answers hook and query calls for opts.Root until ctx ends, the
+// daemon has been idle for opts.Idle, the index is deleted, replaced or
+// found corrupt, its socket is removed, the workspace's configuration
+// disables the daemon, or a client of another build calls.
 func Serve(ctx context.Context, opts ServeOptions) error {
 	if opts.Idle <= 0 {
 		opts.Idle = DefaultIdle
@@ -87,8 +88,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	defer lock.Unlock()
 
-	indexInfo, err := os.Stat(store.Path(opts.Root))
-	if err != nil {
+	if _, err := os.Stat(store.Path(opts.Root)); err != nil {
 		return fmt.Errorf("%w at %s", hooks.ErrNoIndex, opts.Root)
 	}
 	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline})
@@ -96,6 +96,12 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		return err
 	}
 	defer st.Close()
+	// After Open, which may have moved a corrupt file aside for a new one:
+	// this is the file the daemon reads.
+	indexInfo, err := os.Stat(store.Path(opts.Root))
+	if err != nil {
+		return fmt.Errorf("index %s: %w", opts.Root, err)
+	}
 
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove stale hook socket: %w", err)

@@ -257,7 +257,7 @@ func classify(err error) error {
 // not it went through the store's own error classification (packages that
 // own tables of their own query DB directly).
 func IsCorrupt(err error) bool {
-	return errors.Is(err, ErrCorrupt) || errors.Is(classify(err), ErrCorrupt)
+	return errors.Is(classify(err), ErrCorrupt)
 }
 
 // Close closes the database.

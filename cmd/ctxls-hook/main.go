@@ -93,7 +93,7 @@ func fullBinary() (string, error) {
 func viaDaemon(ctxls string, args []string, data []byte) (out []byte, ok bool) {
 	// Flags (--budget, --deadline, --root) and unknown arguments are the
 	// full binary's business.
-	if len(args) != 1 || os.Getenv("CTXLS_HOOK_DAEMON") == "0" || len(data) > hookcall.MaxInput {
+	if len(args) != 1 || hookcall.Off() || len(data) > hookcall.MaxInput {
 		return nil, false
 	}
 	var in struct {

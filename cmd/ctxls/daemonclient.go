@@ -37,7 +37,7 @@ type workspaceDaemon struct {
 // the in-process answer reports that).
 func daemonFor(root string, log *zap.Logger) (*workspaceDaemon, config.Config) {
 	d := &workspaceDaemon{root: root, log: log, wait: 30 * time.Second}
-	if os.Getenv("CTXLS_HOOK_DAEMON") == "0" {
+	if hookcall.Off() {
 		return d, config.Default()
 	}
 	if _, err := os.Stat(store.Path(root)); err != nil {

@@ -167,7 +167,7 @@ func (d *doctor) daemon(ctx context.Context) {
 		d.verdict(true, "hook daemon", "off (hooks.daemon: false): every hook runs in its own process")
 		return
 	}
-	if os.Getenv("CTXLS_HOOK_DAEMON") == "0" {
+	if hookcall.Off() {
 		d.verdict(true, "hook daemon", "off (CTXLS_HOOK_DAEMON=0)")
 		return
 	}
