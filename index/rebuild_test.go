@@ -172,7 +172,7 @@ func TestAnalyzerChangeRebuildsAsColdIndex(t *testing.T) {
 		name string
 		n    int
 	}{
-		{"one transaction", 5},                  // small: the whole rebuild in one transaction
+		{"one transaction", 5},                 // small: the whole rebuild in one transaction
 		{"batches", batchFiles + batchFiles/2}, // commits between batches before the swap
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -220,6 +220,20 @@ CREATE VIRTUAL TABLE fts_files_aside USING fts5(
 	content='', contentless_delete=1, detail=full,
 	tokenize='unicode61 remove_diacritics 0'
 );
+`,
+	// Version 5: the session and activity tables move to the state
+	// database (state.go, docs/decisions/0084), so that recording a hook
+	// call no longer empties every other connection's cache of the index.
+	// Their rows move with them.
+	4: `
+INSERT OR IGNORE INTO state.session_pending SELECT * FROM main.session_pending;
+INSERT OR IGNORE INTO state.session_injected SELECT * FROM main.session_injected;
+INSERT OR IGNORE INTO state.session_stats SELECT * FROM main.session_stats;
+INSERT OR IGNORE INTO state.activity SELECT * FROM main.activity;
+DROP TABLE main.session_pending;
+DROP TABLE main.session_injected;
+DROP TABLE main.session_stats;
+DROP TABLE main.activity;
 `,
 }
 

@@ -1,5 +1,7 @@
 // Package store keeps the workspace index in one SQLite file,
 // <root>/.ctxls/index.db: files, entities, references and a full-text index.
+// What ctxls records rather than derives (sessions, activity) is in
+// <root>/.ctxls/state.db, attached to every connection (state.go).
 //
 // The store is the state shared by the long-running language server and the
 // short-lived hook and CLI processes. It runs in WAL mode so that any number
@@ -19,23 +21,6 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 )
-
-// driverName is mattn/go-sqlite3 with a connect hook that memory-maps the
-// index: short-lived processes then read pages straight from the OS cache.
-const driverName = "sqlite3-ctxls"
-
-func init() {
-	sql.Register(driverName, &sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			// Statement journals and sorts stay in memory: an index write
-			// journals every page each multi-row statement touches, and as
-			// a temp file that was thousands of pwrite calls per update
-			// (docs/decisions/0053).
-			_, err := c.Exec("PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", nil)
-			return err
-		},
-	})
-}
 
 // DirName is the per-workspace directory holding the index and ctxls's
 // other state files.
@@ -96,6 +81,9 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	if err := ensureDir(Dir(root)); err != nil {
 		return nil, err
 	}
+	if err := prepareState(ctx, statePath(path), busyTimeout(opts)); err != nil {
+		return nil, err
+	}
 	s, err := open(ctx, path, opts)
 	if err == nil {
 		err = s.check(ctx)
@@ -141,11 +129,15 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 // statements: enough for a hook's sources running at once.
 const idleConns = 8
 
-func open(ctx context.Context, path string, opts Options) (*Store, error) {
-	busy := opts.BusyTimeout
-	if busy == 0 {
-		busy = 5 * time.Second
+func busyTimeout(opts Options) time.Duration {
+	if opts.BusyTimeout == 0 {
+		return 5 * time.Second
 	}
+	return opts.BusyTimeout
+}
+
+func open(ctx context.Context, path string, opts Options) (*Store, error) {
+	busy := busyTimeout(opts)
 	// _stmt_cache_size keeps finalized statements for reuse on the
 	// connection: retrieval runs the same full-text statement once per
 	// term and the same neighbour statements once per context item, and
@@ -157,10 +149,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	} else {
 		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
 	}
-	db, err := sql.Open(driverName, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
-	}
+	db := sql.OpenDB(newConnector(dsn, statePath(path), opts.ReadOnly))
 	if opts.ReadOnly {
 		// A single connection keeps its memory map and SQLite's page cache
 		// warm across the statements of one query process.

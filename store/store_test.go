@@ -318,7 +318,7 @@ func TestSchemaVersion1IsRebuiltKeepingSessions(t *testing.T) {
 	if err := os.MkdirAll(Dir(root), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(driverName, "file:"+Path(root))
+	db, err := sql.Open("sqlite3", "file:"+Path(root))
 	if err != nil {
 		t.Fatal(err)
 	}

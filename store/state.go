@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// The state database, <root>/.ctxls/state.db, holds what ctxls records
+// rather than derives: the collector's per-session tables and the editor's
+// and assistant's activity. Every connection attaches it as schema "state",
+// so statements name its tables without a prefix.
+//
+// It is a file of its own because of SQLite's page cache: a connection drops
+// all of a file's cached pages whenever another connection has changed that
+// file. When the session tables lived in the index, every hook call's few
+// small writes made the next retrieval on the daemon's other connections
+// re-read the index, three to four times the work of a warm one
+// (docs/decisions/0084). Writes to an attached file leave the index's cache
+// alone.
+
+// stateApplicationID marks a SQLite file as ctxls state ("ctxs").
+const stateApplicationID = 0x63747873
+
+// stateVersion is the version of the state schema this build writes.
+const stateVersion = 1
+
+// stateSchema creates the state tables in the attached schema.
+const stateSchema = `
+-- Session state shared by short-lived hook processes (package collect).
+CREATE TABLE IF NOT EXISTS state.session_pending (
+	session  TEXT NOT NULL,
+	key      TEXT NOT NULL,           -- source:id
+	source   TEXT NOT NULL,
+	id       TEXT NOT NULL,
+	content  TEXT NOT NULL,
+	priority INTEGER NOT NULL,        -- 0 critical .. 3 low
+	metadata TEXT NOT NULL DEFAULT '{}',
+	created  INTEGER NOT NULL,
+	PRIMARY KEY (session, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS state.session_injected (
+	session TEXT NOT NULL,
+	key     TEXT NOT NULL,
+	hash    TEXT NOT NULL,
+	at      INTEGER NOT NULL,
+	PRIMARY KEY (session, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS state.session_stats (
+	session    TEXT PRIMARY KEY,
+	injections INTEGER NOT NULL DEFAULT 0,
+	dedup_hits INTEGER NOT NULL DEFAULT 0,
+	updated    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Editor and assistant activity (server, hooks): the working set.
+CREATE TABLE IF NOT EXISTS state.activity (
+	id      INTEGER PRIMARY KEY,
+	at      INTEGER NOT NULL,         -- UnixMilli
+	session TEXT NOT NULL DEFAULT '',
+	origin  TEXT NOT NULL,            -- editor | assistant
+	type    TEXT NOT NULL,            -- file_open | file_edit | file_close | symbol_hover | selection | prompt | tool
+	path    TEXT NOT NULL DEFAULT '',
+	symbols TEXT NOT NULL DEFAULT '', -- space-separated
+	line    INTEGER NOT NULL DEFAULT 0,
+	text    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS state.activity_at ON activity(at);
+`
+
+// StatePath returns the state database of a workspace root.
+func StatePath(root string) string { return filepath.Join(Dir(root), "state.db") }
+
+// statePath is the state database beside an index file.
+func statePath(index string) string { return filepath.Join(filepath.Dir(index), "state.db") }
+
+// connector opens connections to one index file, each with the state
+// database attached.
+type connector struct {
+	dsn string
+	drv *sqlite3.SQLiteDriver
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c *connector) Driver() driver.Driver                        { return c.drv }
+
+func newConnector(dsn, state string, readOnly bool) *connector {
+	return &connector{dsn: dsn, drv: &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			// Statement journals and sorts stay in memory: an index write
+			// journals every page each multi-row statement touches, and as
+			// a temp file that was thousands of pwrite calls per update
+			// (docs/decisions/0053). The memory map lets short-lived
+			// processes read pages straight from the OS cache.
+			if _, err := c.Exec("PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", nil); err != nil {
+				return err
+			}
+			return attachState(c, state, readOnly)
+		},
+	}}
+}
+
+// attachState attaches the state database as schema "state". A writer's
+// Open has created it (prepareState); a reader that finds none, or an
+// unfinished one, gets an empty one in memory, so that its queries of the
+// activity see nothing rather than fail.
+func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
+	if !readOnly {
+		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{path})
+		if err != nil {
+			return fmt.Errorf("attach state %s: %w", path, err)
+		}
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		if _, err := c.Exec("ATTACH DATABASE ? AS state", []driver.Value{path}); err != nil {
+			return fmt.Errorf("attach state %s: %w", path, err)
+		}
+		if stateReady(c) {
+			return nil
+		}
+		if _, err := c.Exec("DETACH DATABASE state", nil); err != nil {
+			return fmt.Errorf("detach state %s: %w", path, err)
+		}
+	}
+	if _, err := c.Exec("ATTACH DATABASE ':memory:' AS state", nil); err != nil {
+		return fmt.Errorf("attach empty state: %w", err)
+	}
+	if _, err := c.Exec(stateSchema, nil); err != nil {
+		return fmt.Errorf("create empty state: %w", err)
+	}
+	return nil
+}
+
+// stateReady says whether the attached state database has this build's
+// schema.
+func stateReady(c *sqlite3.SQLiteConn) bool {
+	rows, err := c.Query("PRAGMA state.user_version", nil)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 1)
+	if rows.Next(v) != nil {
+		return false
+	}
+	n, ok := v[0].(int64)
+	return ok && n == stateVersion
+}
+
+// prepareState makes path a state database of this build's schema: it
+// creates a missing one, and moves a corrupt or foreign one aside (it holds
+// sessions and activity, worth keeping for inspection, never the index)
+// and starts anew.
+func prepareState(ctx context.Context, path string, busy time.Duration) error {
+	err := initState(ctx, path, busy)
+	if !IsCorrupt(err) {
+		return err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return fmt.Errorf("move aside corrupt state %s: %w", path, rerr)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	return initState(ctx, path, busy)
+}
+
+func initState(ctx context.Context, path string, busy time.Duration) error {
+	// The file is attached to an empty in-memory database, as every index
+	// connection attaches it, so that one schema text serves both.
+	db, err := sql.Open("sqlite3", fmt.Sprintf("file::memory:?_busy_timeout=%d&_txlock=immediate", busy.Milliseconds()))
+	if err != nil {
+		return fmt.Errorf("open state %s: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "ATTACH DATABASE ? AS state", path); err != nil {
+		return classify(fmt.Errorf("open state %s: %w", path, err))
+	}
+	var appID, version int
+	if err := db.QueryRowContext(ctx, "PRAGMA state.application_id").Scan(&appID); err != nil {
+		return classify(fmt.Errorf("read state %s: %w", path, err))
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA state.user_version").Scan(&version); err != nil {
+		return classify(fmt.Errorf("read state %s: %w", path, err))
+	}
+	switch {
+	case appID == stateApplicationID && version == stateVersion:
+		return nil
+	case appID != 0 && appID != stateApplicationID, appID == stateApplicationID && version > stateVersion:
+		// Not ours, or from a newer ctxls: set aside, never written into.
+		return fmt.Errorf("%w: %s has application id %#x, version %d", ErrCorrupt, path, appID, version)
+	}
+	// WAL lets hooks, the server and the daemon read while one of them
+	// writes; the mode is kept in the file.
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA state.journal_mode = WAL").Scan(&mode); err != nil {
+		return classify(fmt.Errorf("state %s: %w", path, err))
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(fmt.Errorf("state %s: %w", path, err))
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, stateSchema); err != nil {
+		return classify(fmt.Errorf("create state %s: %w", path, err))
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA state.application_id = %d; PRAGMA state.user_version = %d", stateApplicationID, stateVersion)); err != nil {
+		return classify(fmt.Errorf("create state %s: %w", path, err))
+	}
+	return classify(tx.Commit())
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tablesIn lists the tables of one schema of s's connections.
+func tablesIn(t *testing.T, s *Store, schema string) map[string]bool {
+	t.Helper()
+	rows, err := s.DB().Query(fmt.Sprintf(`SELECT name FROM %s.sqlite_master WHERE type = 'table'`, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		out[n] = true
+	}
+	return out
+}
+
+func TestStateDatabaseHoldsSessionsAndActivity(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(StatePath(root)); err != nil {
+		t.Fatalf("no state database: %v", err)
+	}
+	main, state := tablesIn(t, s, "main"), tablesIn(t, s, "state")
+	for _, name := range []string{"session_pending", "session_injected", "session_stats", "activity"} {
+		if main[name] || !state[name] {
+			t.Errorf("table %s: in index %v, in state %v", name, main[name], state[name])
+		}
+	}
+	if !main["entities"] || state["entities"] {
+		t.Errorf("entities: in index %v, in state %v", main["entities"], state["entities"])
+	}
+	// Another process sees the activity through a fresh store, and a
+	// reader through its read-only one.
+	for _, ro := range []bool{false, true} {
+		o, err := Open(ctx, root, Options{ReadOnly: ro})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := o.WorkingSet(ctx, time.Now().Add(-time.Hour), 5)
+		o.Close()
+		if err != nil || len(ws) != 1 || ws[0] != "a.go" {
+			t.Errorf("read-only %v: working set %v, %v", ro, ws, err)
+		}
+	}
+}
+
+func TestReaderWithoutStateSeesNoActivity(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	openTest(t, root).Close()
+	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
+		os.Remove(p)
+	}
+	s, err := Open(ctx, root, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	acts, err := s.RecentActivity(ctx, time.Time{}, 10)
+	if err != nil || len(acts) != 0 {
+		t.Fatalf("RecentActivity = %v, %v; want nothing", acts, err)
+	}
+	if _, err := os.Stat(StatePath(root)); err == nil {
+		t.Error("a reader created the state database")
+	}
+}
+
+// A damaged or foreign state file is moved aside; the index, derived data
+// that is expensive to rebuild, is kept.
+func TestBadStateIsMovedAsideKeepingTheIndex(t *testing.T) {
+	for name, content := range map[string]func(path string) error{
+		"garbage": func(p string) error { return os.WriteFile(p, []byte(strings.Repeat("not a database ", 300)), 0o644) },
+		"foreign": func(p string) error {
+			db, err := sql.Open("sqlite3", "file:"+p)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			_, err = db.Exec(`PRAGMA application_id = 42; CREATE TABLE t(x)`)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			root := t.TempDir()
+			s := openTest(t, root)
+			w, err := s.BeginWrite(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.PutFile(ctx, sampleFile("a.go", 5), false); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
+				os.Remove(p)
+			}
+			if err := content(StatePath(root)); err != nil {
+				t.Fatal(err)
+			}
+
+			s = openTest(t, root)
+			if s.Recovered != "" {
+				t.Errorf("the index was replaced (%s) for a bad state file", s.Recovered)
+			}
+			if ents, err := s.EntitiesInFile(ctx, "a.go"); err != nil || len(ents) == 0 {
+				t.Errorf("index lost its entities: %v, %v", ents, err)
+			}
+			if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+				t.Errorf("RecordActivity on the new state: %v", err)
+			}
+			aside, _ := filepath.Glob(StatePath(root) + ".corrupt-*")
+			if len(aside) != 1 {
+				t.Errorf("moved aside: %v", aside)
+			}
+		})
+	}
+}
