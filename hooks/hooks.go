@@ -148,9 +148,11 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		Collector: collect.New(st, in.SessionID)}
 	ev.Files = touchedFiles(root, in)
 
+	start := time.Now()
 	if err := prepare(ctx, ev); err != nil {
 		log.Warn("hook preparation failed", zap.String("event", name), zap.Error(err))
 	}
+	prepared := time.Now()
 	sources := opts.Sources
 	if sources == nil {
 		sources = DefaultSources()
@@ -160,6 +162,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		src     string
 		entries []collect.Entry
 		err     error
+		took    time.Duration
 	}
 	results := make(chan got, len(sources))
 	var wg sync.WaitGroup
@@ -167,8 +170,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		wg.Add(1)
 		go func(s Source) {
 			defer wg.Done()
+			t := time.Now()
 			es, err := s.Collect(ctx, ev)
-			results <- got{s.Name(), es, err}
+			results <- got{s.Name(), es, err, time.Since(t)}
 		}(s)
 	}
 	var entries []collect.Entry
@@ -178,6 +182,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 			if g.err != nil {
 				log.Warn("context source failed", zap.String("source", g.src), zap.Error(g.err))
 			}
+			log.Debug("context source done", zap.String("source", g.src), zap.Int("entries", len(g.entries)), zap.Duration("took", g.took))
 			entries = append(entries, g.entries...)
 		case <-ctx.Done():
 			log.Warn("hook deadline reached; answering with what is ready", zap.String("event", name))
@@ -186,6 +191,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 			break
 		}
 	}
+	collected := time.Now()
 	// Registration and consumption get a short grace period of their own, so
 	// that work already done is not lost to the deadline.
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Deadline/2)
@@ -201,7 +207,11 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		return nil, err
 	}
 	log.Info("hook answered", zap.String("event", name), zap.Int("entries", len(res.Entries)),
-		zap.Int("chars", len(res.Merged)), zap.Int("dedup_hits", res.DedupHits), zap.Int("dropped", res.Dropped))
+		zap.Int("chars", len(res.Merged)), zap.Int("dedup_hits", res.DedupHits), zap.Int("dropped", res.Dropped),
+		// Where a call's time goes: preparation (activity, re-index), the
+		// sources, and the collector's writes.
+		zap.Duration("prepare", prepared.Sub(start)), zap.Duration("sources", collected.Sub(prepared)),
+		zap.Duration("collector", time.Since(collected)))
 	if res.Merged == "" {
 		return nil, nil
 	}

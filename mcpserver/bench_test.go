@@ -1,11 +1,9 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -15,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/benchdata"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
@@ -33,7 +32,7 @@ func BenchmarkContextQuery(b *testing.B) {
 	if root == "" {
 		b.Skip("CTXLS_BENCH_ROOT not set (make bench-mcp sets it)")
 	}
-	queries := benchQueries(b)
+	queries := benchdata.Queries(b)
 	ctx := context.Background()
 	b.Run("stdio", func(b *testing.B) {
 		bin := os.Getenv("CTXLS_BIN")
@@ -131,29 +130,6 @@ func latencies(b *testing.B, queries []string, run func(string) error) {
 	b.ReportMetric(ms(ds[len(ds)/2]), "median-ms")
 	b.ReportMetric(ms(ds[min(len(ds)-1, (len(ds)*95+99)/100-1)]), "p95-ms")
 	b.ReportMetric(float64(len(ds))/float64(b.N), "queries/op")
-}
-
-func benchQueries(b *testing.B) []string {
-	p := os.Getenv("CTXLS_BENCH_QUERIES")
-	if p == "" {
-		p = filepath.Join("..", "scripts", "queries.txt")
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var qs []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if q := strings.TrimSpace(sc.Text()); q != "" {
-			qs = append(qs, q)
-		}
-	}
-	if len(qs) == 0 {
-		b.Fatalf("no queries in %s", p)
-	}
-	return qs
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
