@@ -79,21 +79,28 @@ func (s *Store) RecentActivity(ctx context.Context, since time.Time, limit int) 
 // WorkingSet returns the files most recently opened or edited (newest
 // first, distinct), from events newer than since.
 func (s *Store) WorkingSet(ctx context.Context, since time.Time, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, max(id) AS last FROM activity
-		WHERE at >= ? AND path != '' AND type IN ('file_open', 'file_edit', 'selection', 'symbol_hover', 'tool')
-		GROUP BY path ORDER BY last DESC LIMIT `+limitSQL(limit), since.UnixMilli())
+	// Newest first, each path at its latest event, stopping at limit paths:
+	// a few rows on the hooks' path, where grouping the whole window (up to
+	// maxActivity rows) was a sixth of a prompt's time. "+at" keeps SQLite
+	// walking the rowids backwards instead of sorting the window's rows.
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM activity
+		WHERE +at >= ? AND path != '' AND type IN ('file_open', 'file_edit', 'selection', 'symbol_hover', 'tool')
+		ORDER BY id DESC`, since.UnixMilli())
 	if err != nil {
 		return nil, classify(fmt.Errorf("working set: %w", err))
 	}
 	defer rows.Close()
 	var out []string
-	for rows.Next() {
+	seen := map[string]bool{}
+	for rows.Next() && (limit <= 0 || len(out) < limit) {
 		var p string
-		var id int64
-		if err := rows.Scan(&p, &id); err != nil {
+		if err := rows.Scan(&p); err != nil {
 			return nil, classify(err)
 		}
-		out = append(out, p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
 	}
 	return out, classify(rows.Err())
 }
