@@ -16,6 +16,30 @@ if [ ! -d "$WORK/src" ]; then
 	cp -a "$SRC" "$WORK/src"
 fi
 TREE="$WORK/src"
+
+# Every context source has work to do (SOURCES=0 leaves them out): rules of
+# each format, AGENTS.md files, a keyword mode, and a home with the shared
+# fixture's agents, commands, output styles and skill.
+if [ "${SOURCES:-1}" = 1 ]; then
+	put() { mkdir -p "$(dirname "$TREE/$1")"; printf '%b' "$2" >"$TREE/$1"; }
+	put .cursor/rules/go.mdc '---\ndescription: Go style\nglobs: "**/*.go"\n---\nWrap errors with context: fmt.Errorf("doing x: %w", err).\n'
+	put .cursor/rules/always.mdc '---\nalwaysApply: true\n---\nThis is the Go standard library: no third-party imports.\n'
+	put .github/copilot-instructions.md 'Prefer table-driven tests.\n'
+	put .github/instructions/http.instructions.md '---\napplyTo: "net/http/**"\n---\nKeep HTTP/1 and HTTP/2 behaviour in step.\n'
+	put .claude/rules/json.md '---\npaths: ["encoding/json/**"]\n---\nNever change the encoding of existing types.\n'
+	put AGENTS.md 'Run ./all.bash before sending a change.\n'
+	put net/http/AGENTS.md 'h2_bundle.go is generated: do not edit it by hand.\n'
+	put .ctxls/config.yaml 'sources:\n  modes:\n    - name: ultrawork\n      keywords: [ultrawork, ulw]\n      instruction: Work until the task is done.\n'
+	FIXTURE=${FIXTURE:-$(pwd)/../shared/fixtures/claude-memory-plugin}
+	if [ -d "$FIXTURE" ]; then
+		export HOME="$WORK/home"
+		mkdir -p "$HOME/.claude"
+		for d in agents:agents commands:commands styles:output-styles skills:skills; do
+			rm -rf "$HOME/.claude/${d#*:}"
+			cp -r "$FIXTURE/${d%%:*}" "$HOME/.claude/${d#*:}"
+		done
+	fi
+fi
 "$BIN" index --root "$TREE" >/dev/null
 
 # Timestamps in microseconds from bash itself: $(date +%s%N) forked a
@@ -66,7 +90,7 @@ run() {
 	printf '%-10s post-tool-use       median %6.1f ms  p95 %6.1f ms  (target p95 <= 25 ms)\n' "$mode" "$p_med" "$p_p95"
 }
 
-echo "bench-hooks on $SRC, $n calls each, whole process"
+echo "bench-hooks on $SRC, $n calls each, whole process, context sources ${SOURCES:-1} (home $HOME)"
 for mode in ${MODES:-client daemon in-process}; do
 	run "$mode"
 done
