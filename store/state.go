@@ -107,14 +107,14 @@ func newConnector(dsn, state string, readOnly bool) *connector {
 }
 
 // attachState attaches the state database as schema "state". A writer's
-// Open has created it (prepareState); a reader that finds none, or an
+// Open has made it ready (prepareState); a reader that finds none, or an
 // unfinished one, gets an empty one in memory, so that its queries of the
 // activity see nothing rather than fail.
 func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
 	if !readOnly {
 		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{path})
 		if err != nil {
-			return fmt.Errorf("attach state %s: %w", path, err)
+			return &stateAttachError{path, err}
 		}
 		return nil
 	}
@@ -122,7 +122,7 @@ func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
 		if _, err := c.Exec("ATTACH DATABASE ? AS state", []driver.Value{path}); err != nil {
 			return fmt.Errorf("attach state %s: %w", path, err)
 		}
-		if stateReady(c) {
+		if connStateReady(c) {
 			return nil
 		}
 		if _, err := c.Exec("DETACH DATABASE state", nil); err != nil {
@@ -138,9 +138,18 @@ func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
 	return nil
 }
 
-// stateReady says whether the attached state database has this build's
-// schema.
-func stateReady(c *sqlite3.SQLiteConn) bool {
+// stateAttachError is a writer's failure to attach the state database,
+// which Open answers by repairing the state, not the index.
+type stateAttachError struct {
+	path string
+	err  error
+}
+
+func (e *stateAttachError) Error() string { return fmt.Sprintf("attach state %s: %v", e.path, e.err) }
+func (e *stateAttachError) Unwrap() error { return e.err }
+
+// connStateReady is stateReady on one connection, for the connect hook.
+func connStateReady(c *sqlite3.SQLiteConn) bool {
 	rows, err := c.Query("PRAGMA state.user_version", nil)
 	if err != nil {
 		return false
@@ -152,6 +161,15 @@ func stateReady(c *sqlite3.SQLiteConn) bool {
 	}
 	n, ok := v[0].(int64)
 	return ok && n == stateVersion
+}
+
+// stateReady says whether the state database attached to s's connections
+// has this build's schema.
+func (s *Store) stateReady(ctx context.Context) bool {
+	var appID, version int
+	return s.db.QueryRowContext(ctx, "PRAGMA state.application_id").Scan(&appID) == nil &&
+		s.db.QueryRowContext(ctx, "PRAGMA state.user_version").Scan(&version) == nil &&
+		appID == stateApplicationID && version == stateVersion
 }
 
 // prepareState makes path a state database of this build's schema: it

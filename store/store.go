@@ -81,10 +81,21 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	if err := ensureDir(Dir(root)); err != nil {
 		return nil, err
 	}
-	if err := prepareState(ctx, statePath(path), busyTimeout(opts)); err != nil {
-		return nil, err
-	}
 	s, err := open(ctx, path, opts)
+	// The state database is checked on the index's own connection; a
+	// separate one in every hook process tripled the time to open the
+	// store. Only when it is missing, unfinished or damaged does
+	// prepareState repair it.
+	var attachErr *stateAttachError
+	if errors.As(err, &attachErr) || err == nil && !s.stateReady(ctx) {
+		if s != nil {
+			s.Close()
+		}
+		if err := prepareState(ctx, statePath(path), busyTimeout(opts)); err != nil {
+			return nil, err
+		}
+		s, err = open(ctx, path, opts)
+	}
 	if err == nil {
 		err = s.check(ctx)
 		if errors.Is(err, errOutdated) || errors.Is(err, errEmpty) {
@@ -109,6 +120,9 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
+	if err := prepareState(ctx, statePath(path), busyTimeout(opts)); err != nil {
+		return nil, err
+	}
 	s, err = open(ctx, path, opts)
 	if err != nil {
 		return nil, err
@@ -163,6 +177,10 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		var attachErr *stateAttachError
+		if errors.As(err, &attachErr) {
+			return nil, err // the index may be fine: Open repairs the state
+		}
 		return nil, classify(fmt.Errorf("open index %s: %w", path, err))
 	}
 	return s, nil
