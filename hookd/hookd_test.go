@@ -83,6 +83,11 @@ func serve(t *testing.T, root, identity string) <-chan error {
 		if _, err := os.Stat(sock); err == nil {
 			return done
 		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon stopped before listening: %v", err)
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatal("daemon socket never appeared")
 		}
@@ -159,17 +164,27 @@ func TestOneDaemonPerWorkspace(t *testing.T) {
 }
 
 // A daemon whose workspace lost its index (rm -rf .ctxls, a deleted
-// checkout) exits instead of lingering.
-func TestDaemonStopsWhenTheIndexIsDeleted(t *testing.T) {
-	root := workspace(t)
-	done := serve(t, root, "build-1")
-	if err := os.RemoveAll(store.Dir(root)); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(3 * checkEvery):
-		t.Fatal("daemon kept running after its index was deleted")
+// checkout) or its state file exits instead of lingering, or writing
+// sessions into a file no other process reads.
+func TestDaemonStopsWhenItsFilesAreDeleted(t *testing.T) {
+	for name, remove := range map[string]func(root string) error{
+		// Short names: the test's name is in the socket's path, which
+		// may hold 107 bytes.
+		"dir":   func(root string) error { return os.RemoveAll(store.Dir(root)) },
+		"state": func(root string) error { return os.Remove(store.StatePath(root)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := workspace(t)
+			done := serve(t, root, "build-1")
+			if err := remove(root); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(3 * checkEvery):
+				t.Fatalf("daemon kept running after %s was deleted", name)
+			}
+		})
 	}
 }
 

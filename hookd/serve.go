@@ -97,10 +97,14 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	defer st.Close()
 	// After Open, which may have moved a corrupt file aside for a new one:
-	// this is the file the daemon reads.
-	indexInfo, err := os.Stat(store.Path(opts.Root))
-	if err != nil {
-		return fmt.Errorf("index %s: %w", opts.Root, err)
+	// these are the files the daemon reads and writes.
+	held := map[string]os.FileInfo{}
+	for _, p := range []string{store.Path(opts.Root), store.StatePath(opts.Root)} {
+		info, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("hook daemon: %w", err)
+		}
+		held[p] = info
 	}
 
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -125,7 +129,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		ln.Close()
 		return fmt.Errorf("hook daemon socket: %w", err)
 	}
-	go d.watch(ctx, indexInfo, sock, sockInfo)
+	go d.watch(ctx, held, sock, sockInfo)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
 	var wg sync.WaitGroup
@@ -161,7 +165,7 @@ type daemon struct {
 // errIdle, errIndexGone and the others are why a daemon stopped, for its log.
 var (
 	errIdle      = errors.New("idle")
-	errIndexGone = errors.New("the index was deleted or replaced")
+	errIndexGone = errors.New("the index or state file was deleted or replaced")
 	errDisabled  = errors.New("hooks.daemon is off in the configuration")
 	errOtherMake = errors.New("a client of another build called")
 	errCorrupt   = errors.New("the index file is corrupt")
@@ -169,7 +173,7 @@ var (
 )
 
 // watch stops the daemon when it is no longer wanted.
-func (d *daemon) watch(ctx context.Context, index os.FileInfo, sock string, sockInfo os.FileInfo) {
+func (d *daemon) watch(ctx context.Context, held map[string]os.FileInfo, sock string, sockInfo os.FileInfo) {
 	t := time.NewTicker(checkEvery)
 	defer t.Stop()
 	for {
@@ -182,9 +186,13 @@ func (d *daemon) watch(ctx context.Context, index os.FileInfo, sock string, sock
 			d.stop(errIdle)
 			return
 		}
-		if now, err := os.Stat(store.Path(d.opts.Root)); err != nil || !os.SameFile(now, index) {
-			d.stop(errIndexGone)
-			return
+		// Its connections would go on writing into files no other process
+		// reads.
+		for p, info := range held {
+			if now, err := os.Stat(p); err != nil || !os.SameFile(now, info) {
+				d.stop(errIndexGone)
+				return
+			}
 		}
 		// Nobody can reach a daemon whose socket is gone (its directory
 		// was cleaned up): it would only wait out its idle time.

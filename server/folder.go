@@ -180,21 +180,32 @@ func (f *folder) sendReady() {
 	f.srv.notify("ctxls/status", st)
 }
 
+// storeDeleted says whether the index or the state file attached to it is
+// gone.
+func (f *folder) storeDeleted() bool {
+	for _, p := range []string{store.Path(f.root), store.StatePath(f.root)} {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
 // ensureStore reopens the index when its file was deleted under the running
 // server (rm -rf .ctxls, git clean -fdx): the open handle would otherwise
 // keep writing into an unlinked file no other process sees.
 func (f *folder) ensureStore(ctx context.Context) error {
-	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
+	if !f.storeDeleted() {
 		return nil
 	}
 	// Not indexMu: a long index run holds it, and the watcher calling this
 	// must not stall behind it.
 	f.reopenMu.Lock()
 	defer f.reopenMu.Unlock()
-	if _, err := os.Stat(store.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
+	if !f.storeDeleted() {
 		return nil
 	}
-	f.log.Warn("index file deleted under the server; recreating it")
+	f.log.Warn("index or state file deleted under the server; reopening")
 	st, err := store.Open(ctx, f.root, store.Options{})
 	if err != nil {
 		return fmt.Errorf("recreate index: %w", err)

@@ -15,6 +15,8 @@ import (
 
 	"go.lsp.dev/uri"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/ctxls/ctxls/store"
 )
 
 // rawClient talks to the server in raw frames, to send what a well-behaved
@@ -277,4 +279,42 @@ func TestIndexDeletedUnderRunningServer(t *testing.T) {
 		t.Fatalf("index not recreated and filled: %v, hover %q", err, h)
 	}
 	waitFile(t, filepath.Join(root, ".ctxls", "auto-context.md"), "active file auth/service.go")
+}
+
+// The state file alone deleted: the server reopens the store, so that the
+// activity it records reaches the new file other processes read.
+func TestStateFileDeletedUnderRunningServer(t *testing.T) {
+	root := writeWorkspace(t)
+	zero := time.Duration(0)
+	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
+	c.initialize(root)
+	waitExists := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(store.StatePath(root)); err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal(what)
+			}
+		}
+	}
+	waitExists("no state file")
+	if err := os.Remove(store.StatePath(root)); err != nil {
+		t.Fatal(err)
+	}
+	waitExists("the server did not reopen the store")
+	open(t, c, root, "auth/service.go")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
+		if err != nil {
+			continue
+		}
+		ws, _ := st.WorkingSet(context.Background(), time.Now().Add(-time.Minute), 5)
+		st.Close()
+		if len(ws) > 0 && ws[0] == "auth/service.go" {
+			return
+		}
+	}
+	t.Fatal("the opened file never reached the new state file")
 }

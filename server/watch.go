@@ -84,7 +84,7 @@ func (w *watcher) run() {
 				return
 			}
 			if filepath.Dir(ev.Name) == stateDir || ev.Name == stateDir {
-				if ev.Has(fsnotify.Remove) && (ev.Name == store.Path(w.f.root) || ev.Name == stateDir) {
+				if ev.Has(fsnotify.Remove) && (ev.Name == store.Path(w.f.root) || ev.Name == store.StatePath(w.f.root) || ev.Name == stateDir) {
 					if err := w.f.ensureStore(w.f.ctx); err != nil {
 						w.f.log.Error("recreate index", zap.Error(err))
 					}
