@@ -86,11 +86,13 @@ type Server struct {
 	log  *zap.Logger
 	mcp  *mcp.Server
 
-	mu      sync.Mutex
-	st      *store.Store
-	stFile  os.FileInfo
-	listed  []string // working-set files listed as resources
-	lastAct string   // fingerprint of the latest activity seen
+	mu     sync.Mutex
+	st     *store.Store
+	stFile os.FileInfo
+	// stateFile is the state file st attached (nil: none existed).
+	stateFile os.FileInfo
+	listed    []string // working-set files listed as resources
+	lastAct   string   // fingerprint of the latest activity seen
 }
 
 // New builds the server and registers its resources and tools.
@@ -179,7 +181,10 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", store.Path(s.opts.Root), err)
 	}
-	if s.st != nil && os.SameFile(fi, s.stFile) {
+	// The state file (sessions, activity) counts too: deleted, replaced, or
+	// created after a store opened without one (which reads an empty one).
+	state, _ := os.Stat(store.StatePath(s.opts.Root))
+	if s.st != nil && os.SameFile(fi, s.stFile) && sameOrBothMissing(state, s.stateFile) {
 		return s.st, nil
 	}
 	if s.st != nil {
@@ -193,8 +198,15 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.st, s.stFile = st, fi
+	s.st, s.stFile, s.stateFile = st, fi, state
 	return st, nil
+}
+
+func sameOrBothMissing(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b)
 }
 
 // config loads the workspace configuration; a malformed file is reported in
