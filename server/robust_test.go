@@ -304,8 +304,11 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitExists("the server did not reopen the store")
-	open(t, c, root, "auth/service.go")
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Activity sent while the server reopens may still reach the old file;
+	// what follows must reach the new one.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		c.notify("ctxls/activity", map[string]any{"type": "file_open", "filePath": filepath.Join(root, "auth/service.go")})
+		time.Sleep(100 * time.Millisecond)
 		st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
 		if err != nil {
 			continue
