@@ -148,9 +148,17 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		Collector: collect.New(st, in.SessionID)}
 	ev.Files = touchedFiles(root, in)
 
+	// A source's failure costs only its own entries, unless the store is
+	// damaged: then the call answers nothing and says so, so that its
+	// caller can repair the file (store.RepairState) instead of every call
+	// failing the same way.
+	var corrupt error
 	start := time.Now()
 	if err := prepare(ctx, ev); err != nil {
 		log.Warn("hook preparation failed", zap.String("event", name), zap.Error(err))
+		if store.IsCorrupt(err) {
+			corrupt = err
+		}
 	}
 	prepared := time.Now()
 	sources := opts.Sources
@@ -181,6 +189,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		case g := <-results:
 			if g.err != nil {
 				log.Warn("context source failed", zap.String("source", g.src), zap.Error(g.err))
+				if corrupt == nil && store.IsCorrupt(g.err) {
+					corrupt = g.err
+				}
 			}
 			log.Debug("context source done", zap.String("source", g.src), zap.Int("entries", len(g.entries)), zap.Duration("took", g.took))
 			entries = append(entries, g.entries...)
@@ -190,6 +201,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		if ctx.Err() != nil {
 			break
 		}
+	}
+	if corrupt != nil {
+		return nil, fmt.Errorf("%s: %w", name, corrupt)
 	}
 	collected := time.Now()
 	// Registration and consumption get a short grace period of their own, so

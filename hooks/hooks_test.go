@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -318,4 +319,49 @@ func TestParseInputKeys(t *testing.T) {
 		t.Fatal("empty input accepted")
 	}
 	_ = time.Second
+}
+
+// A state file damaged inside its pages (Open reads only its header) costs
+// one answer: that call fails open and moves the file aside, the next one
+// answers from a new state file with the index intact.
+func TestDamagedStateFileIsMovedAside(t *testing.T) {
+	t.Setenv("CTXLS_HOOK_DAEMON", "0")
+	root := workspace(t)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		if err := st.RecordActivity(context.Background(), store.Activity{Origin: "editor", Type: "file_open", Path: fmt.Sprintf("f%d.go", i), Text: strings.Repeat("x", 500)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	data, err := os.ReadFile(store.StatePath(root))
+	if err != nil || len(data) <= 4096 {
+		t.Fatalf("state file: %d bytes, %v", len(data), err)
+	}
+	for i := 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(store.StatePath(root), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	prompt := func(session string) string {
+		out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": session, "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+		if code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+		return contextOf(t, "user-prompt-submit", out)
+	}
+	if c := prompt("s1"); c != "" {
+		t.Errorf("answered from a damaged state file: %q", c)
+	}
+	if aside, _ := filepath.Glob(store.StatePath(root) + ".corrupt-*"); len(aside) != 1 {
+		t.Fatalf("damaged state file not moved aside: %v", aside)
+	}
+	if c := prompt("s2"); !strings.Contains(c, "AuthService.Login") {
+		t.Errorf("after the repair: %q", c)
+	}
 }

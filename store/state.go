@@ -181,13 +181,58 @@ func prepareState(ctx context.Context, path string, busy time.Duration) error {
 	if !IsCorrupt(err) {
 		return err
 	}
+	if _, err := moveAside(path); err != nil {
+		return err
+	}
+	return initState(ctx, path, busy)
+}
+
+// RepairState checks every page of root's state database (PRAGMA
+// quick_check; the file is small) and moves it aside when it is damaged,
+// returning where it went ("" when it is sound or absent). Open reads only
+// the file's header; a caller that saw a query fail with corruption, which
+// may have come from either file, calls this so that the next Open starts
+// a new state file instead of every hook failing on the old one.
+func RepairState(ctx context.Context, root string) (string, error) {
+	path := StatePath(root)
+	if _, err := os.Stat(path); err != nil {
+		return "", nil
+	}
+	sound, err := quickCheck(ctx, path)
+	if err != nil && !IsCorrupt(err) {
+		return "", err
+	}
+	if sound {
+		return "", nil
+	}
+	return moveAside(path)
+}
+
+// quickCheck says whether SQLite finds the file's pages sound.
+func quickCheck(ctx context.Context, path string) (bool, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		return false, fmt.Errorf("check %s: %w", path, err)
+	}
+	defer db.Close()
+	var result string
+	if err := db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&result); err != nil {
+		return false, classify(fmt.Errorf("check %s: %w", path, err))
+	}
+	return result == "ok", nil
+}
+
+// moveAside renames a damaged database (never deleting what may be worth
+// inspecting) and removes its WAL and shared-memory files, which belong to
+// it and must not be applied to the next file of the name.
+func moveAside(path string) (string, error) {
 	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
-	if rerr := os.Rename(path, aside); rerr != nil {
-		return fmt.Errorf("move aside corrupt state %s: %w", path, rerr)
+	if err := os.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("move aside corrupt %s: %w", path, err)
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	return initState(ctx, path, busy)
+	return aside, nil
 }
 
 func initState(ctx context.Context, path string, busy time.Duration) error {

@@ -137,3 +137,62 @@ func TestBadStateIsMovedAsideKeepingTheIndex(t *testing.T) {
 		})
 	}
 }
+
+// damagePages overwrites every page of a closed database file but the
+// first (the header and the schema), as a failing disk or a stray write
+// would.
+func damagePages(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= 4096 {
+		t.Fatalf("%s has no pages to damage (%d bytes)", path, len(data))
+	}
+	for i := 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRepairState(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	for i := 0; i < 200; i++ {
+		if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: fmt.Sprintf("f%d.go", i), Text: strings.Repeat("x", 500)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+
+	if aside, err := RepairState(ctx, root); err != nil || aside != "" {
+		t.Fatalf("sound state: moved to %q, %v", aside, err)
+	}
+	damagePages(t, StatePath(root))
+	aside, err := RepairState(ctx, root)
+	if err != nil || aside == "" {
+		t.Fatalf("damaged state: moved to %q, %v", aside, err)
+	}
+	if _, err := os.Stat(StatePath(root)); !os.IsNotExist(err) {
+		t.Errorf("the damaged file is still in place: %v", err)
+	}
+	// The next Open starts a new state file and keeps the index.
+	s = openTest(t, root)
+	if s.Recovered != "" {
+		t.Errorf("index replaced: %s", s.Recovered)
+	}
+	if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
+		os.Remove(p)
+	}
+	if aside, err := RepairState(ctx, root); err != nil || aside != "" {
+		t.Fatalf("absent state: moved to %q, %v", aside, err)
+	}
+}

@@ -114,12 +114,10 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	}
 	// Move the damaged file aside (never delete what we do not understand)
 	// and start over.
-	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
-	if rerr := os.Rename(path, aside); rerr != nil {
-		return nil, fmt.Errorf("move aside corrupt index %s: %w", path, rerr)
+	aside, err := moveAside(path)
+	if err != nil {
+		return nil, err
 	}
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
 	if err := prepareState(ctx, statePath(path), busyTimeout(opts)); err != nil {
 		return nil, err
 	}

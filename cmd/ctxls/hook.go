@@ -127,6 +127,16 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	out, err := hooks.Run(cmd.Context(), event, data, opts)
 	if err != nil {
 		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
+		if store.IsCorrupt(err) {
+			// A damaged index header was handled by Open; damaged pages
+			// surface only in queries. The state file is checked here (the
+			// index is rebuilt by `ctxls index` or the language server).
+			if aside, rerr := store.RepairState(cmd.Context(), logRoot); rerr != nil {
+				log.Warn("check state file", zap.Error(rerr))
+			} else if aside != "" {
+				log.Warn("state file was damaged; moved aside", zap.String("moved", aside))
+			}
+		}
 	} else if len(out) > 0 {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
