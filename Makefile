@@ -66,11 +66,12 @@ bench-query: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-query.sh
 
 # bench-hooks: whole hook calls as Claude Code makes them, then the daemon's
-# share alone (hooks.Run on an open store, BenchmarkDaemonCalls) on the same
+# share alone (hooks.Run on an open store, BenchmarkDaemonCalls, and with an
+# Edit before each prompt, BenchmarkDaemonEditCycle) on the same
 # tree, which the script leaves indexed in /tmp/ctxls-bench-goroot.
 bench-hooks: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-hooks.sh
-	CTXLS_BENCH_ROOT=/tmp/ctxls-bench-goroot/src $(GO) test -tags $(TAGS) -run '^$$' -bench BenchmarkDaemonCalls -benchtime 3x ./hooks/
+	CTXLS_BENCH_ROOT=/tmp/ctxls-bench-goroot/src CTXLS_BENCH_HOME=/tmp/ctxls-bench-goroot/home $(GO) test -tags $(TAGS) -run '^$$' -bench 'BenchmarkDaemon(Calls|EditCycle)' -benchtime 3x ./hooks/
 
 # bench-mcp measures context_query through `ctxls mcp` (stdio and in process)
 # against the whole-process `ctxls context` in the same run.

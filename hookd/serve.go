@@ -91,7 +91,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if _, err := os.Stat(store.Path(opts.Root)); err != nil {
 		return fmt.Errorf("%w at %s", hooks.ErrNoIndex, opts.Root)
 	}
-	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline})
+	// One connection: its own writes (a re-index after an Edit, the
+	// collector) then leave its page cache warm for the next prompt
+	// (docs/decisions/0085).
+	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline, SingleConnection: true})
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,9 @@ func BenchmarkDaemonCalls(b *testing.B) {
 	if root == "" {
 		b.Skip("CTXLS_BENCH_ROOT not set")
 	}
+	benchHome(b)
 	ctx := context.Background()
-	st, err := store.Open(ctx, root, store.Options{})
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true}) // as hookd.Serve
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,6 +61,15 @@ func BenchmarkDaemonCalls(b *testing.B) {
 	report(b, "post", post)
 }
 
+// benchHome points HOME at CTXLS_BENCH_HOME when set: the home with the
+// fixture's agents, commands and styles that scripts/bench-hooks.sh makes,
+// so that discovery has the same work as in the whole-process runs.
+func benchHome(b *testing.B) {
+	if h := os.Getenv("CTXLS_BENCH_HOME"); h != "" {
+		b.Setenv("HOME", h)
+	}
+}
+
 func report(b *testing.B, name string, ds []time.Duration) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -83,4 +93,56 @@ func benchFiles(b *testing.B, root string) []string {
 	}
 	sort.Strings(out)
 	return out[:min(60, len(out))]
+}
+
+// BenchmarkDaemonEditCycle is a session's rhythm that BenchmarkDaemonCalls
+// leaves out: an Edit (post-tool-use, which re-indexes the file: a write to
+// the index) before each prompt, on the daemon's store. It reports the
+// median and p95 of the prompt and of the edit. The edited file is a
+// scratch file under zzbench/ in the tree, removed at the end.
+func BenchmarkDaemonEditCycle(b *testing.B) {
+	root := os.Getenv("CTXLS_BENCH_ROOT")
+	if root == "" {
+		b.Skip("CTXLS_BENCH_ROOT not set")
+	}
+	benchHome(b)
+	ctx := context.Background()
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true}) // as hookd.Serve
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	scratch := filepath.Join(root, "zzbench", "edit.go")
+	if err := os.MkdirAll(filepath.Dir(scratch), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(scratch))
+	run := func(event string, in map[string]any) time.Duration {
+		data, _ := json.Marshal(in)
+		start := time.Now()
+		if _, err := Run(ctx, event, data, Options{Root: root, Store: st}); err != nil {
+			b.Fatalf("%s: %v", event, err)
+		}
+		return time.Since(start)
+	}
+	prompts := benchdata.Queries(b)
+	var ups, edits []time.Duration
+	pass := 0
+	for b.Loop() {
+		pass++
+		for i, p := range prompts {
+			session := fmt.Sprintf("edit-%d-%d-%d", time.Now().UnixNano(), pass, i)
+			src := fmt.Sprintf("package zzbench\n\n// Edited%d is edit %d of pass %d.\nfunc Edited%d() int { return %d }\n", i, i, pass, i, i)
+			if err := os.WriteFile(scratch, []byte(src), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			edits = append(edits, run("post-tool-use", map[string]any{"session_id": session, "cwd": root,
+				"hook_event_name": "PostToolUse", "tool_name": "Edit",
+				"tool_input": map[string]any{"file_path": scratch, "old_string": "a", "new_string": "b"}, "tool_response": map[string]any{}}))
+			ups = append(ups, run("user-prompt-submit", map[string]any{"session_id": session, "cwd": root,
+				"hook_event_name": "UserPromptSubmit", "prompt": p}))
+		}
+	}
+	report(b, "ups", ups)
+	report(b, "edit", edits)
 }

@@ -139,7 +139,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	defer cancel()
 	st := opts.Store
 	if st == nil {
-		if st, err = store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline}); err != nil {
+		// One connection, as the daemon's: the sources share its warm
+		// cache (docs/decisions/0085).
+		if st, err = store.Open(ctx, root, store.Options{BusyTimeout: opts.Deadline, SingleConnection: true}); err != nil {
 			return nil, err
 		}
 		defer st.Close()

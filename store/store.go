@@ -57,6 +57,14 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for another process's lock.
 	// Zero means 5 s.
 	BusyTimeout time.Duration
+	// SingleConnection runs every statement, reads and writes, on one
+	// connection. SQLite empties a connection's page cache of a file
+	// whenever another connection has changed it; a process that writes
+	// between its reads (the hook daemon: a re-index after an edit, the
+	// collector) keeps its cache warm only so. Statements then never run
+	// in parallel, and a caller must not start one while it holds a
+	// transaction or unclosed rows of another.
+	SingleConnection bool
 }
 
 // Open opens the index of the workspace at root. A writer creates the state
@@ -137,8 +145,8 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// idleConns is how many connections a writer store keeps open between
-// statements: enough for a hook's sources running at once.
+// idleConns is how many connections a pooled writer store (the language
+// server) keeps open between statements.
 const idleConns = 8
 
 func busyTimeout(opts Options) time.Duration {
@@ -162,7 +170,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
 	}
 	db := sql.OpenDB(newConnector(dsn, statePath(path), opts.ReadOnly))
-	if opts.ReadOnly {
+	if opts.ReadOnly || opts.SingleConnection {
 		// A single connection keeps its memory map and SQLite's page cache
 		// warm across the statements of one query process.
 		db.SetMaxOpenConns(1)
