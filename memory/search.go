@@ -596,7 +596,11 @@ func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncSt
 		return SyncStats{}, ErrNoIndex
 	}
 	dirs := s.Dirs()
-	at, _ := s.index.Meta(ctx, "memory_sync_at")
+	// The time of the last check is noted in the state file: rewriting it
+	// in the index every maxAge emptied the other processes' caches of the
+	// index (docs/decisions/0084). The directories stay with the memories
+	// they describe: a new index has none, and syncs in full.
+	at, _ := s.index.StateValue(ctx, "memory_sync_at")
 	known, _ := s.index.Meta(ctx, "memory_sync_dirs")
 	last, _ := s.index.Meta(ctx, "memory_sync_signature")
 	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && known != "" && s.now().Sub(t) < maxAge &&
@@ -611,16 +615,15 @@ func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncSt
 	if err != nil {
 		return st, err
 	}
-	for k, v := range map[string]string{
-		"memory_sync_dirs":      strings.Join(watch, "\n"),
-		"memory_sync_signature": dirSignature(watch),
-		"memory_sync_at":        s.now().Format(time.RFC3339Nano),
-	} {
-		if err := s.index.SetMeta(ctx, k, v); err != nil {
+	if joined, sig := strings.Join(watch, "\n"), dirSignature(watch); joined != known || sig != last {
+		if err := s.index.SetMeta(ctx, "memory_sync_dirs", joined); err != nil {
+			return st, err
+		}
+		if err := s.index.SetMeta(ctx, "memory_sync_signature", sig); err != nil {
 			return st, err
 		}
 	}
-	return st, nil
+	return st, s.index.SetStateValue(ctx, "memory_sync_at", s.now().Format(time.RFC3339Nano))
 }
 
 // watchedDirs are the scope directories and every directory that holds an

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/store"
 )
 
 func newMem(slug string, typ Type, tags ...string) *Memory {
@@ -338,5 +341,48 @@ func TestSyncIfChanged(t *testing.T) {
 	s.SyncIfChanged(ctx, time.Minute)
 	if hits, _ := s.Search(ctx, Query{Text: "okapi"}); len(hits) != 1 {
 		t.Errorf("in-place edit not seen after maxAge: %v", hits)
+	}
+}
+
+// A sync that finds nothing new notes its time in the state file and writes
+// nothing to the index, whose every write empties the other processes'
+// caches of it: it succeeds while another process holds the index's write
+// lock.
+func TestIdleSyncLeavesTheIndexAlone(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	ctx := context.Background()
+	dir := filepath.Join(root, ".claude", "memory")
+	os.MkdirAll(dir, 0o755)
+	data, _ := Marshal(newMem("gotcha-a", Gotcha, "x"))
+	os.WriteFile(filepath.Join(dir, "gotcha-a.md"), data, 0o644)
+	if _, err := s.SyncIfChanged(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+
+	lock, err := sql.Open("sqlite3", "file:"+store.Path(root)+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	tx, err := lock.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('lock-test', '1')`); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute) // past maxAge: a full sync
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if st, err := s.SyncIfChanged(sctx, time.Minute); err != nil || st.Files != 1 {
+		t.Fatalf("idle full sync with the index locked: %+v, %v", st, err)
+	}
+	at, _ := s.index.StateValue(ctx, "memory_sync_at")
+	if at != now.Format(time.RFC3339Nano) {
+		t.Errorf("sync time noted %q, want %q", at, now.Format(time.RFC3339Nano))
 	}
 }

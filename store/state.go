@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,8 @@ import (
 const stateApplicationID = 0x63747873
 
 // stateVersion is the version of the state schema this build writes.
-const stateVersion = 1
+// Version 2 added kv; stateSchema creates what a file lacks.
+const stateVersion = 2
 
 // stateSchema creates the state tables in the attached schema.
 const stateSchema = `
@@ -72,6 +74,13 @@ CREATE TABLE IF NOT EXISTS state.activity (
 	text    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS state.activity_at ON activity(at);
+
+-- Small values a process notes for the next (version 2): e.g. when the
+-- memories in the index were last checked against their files.
+CREATE TABLE IF NOT EXISTS state.kv (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
 `
 
 // StatePath returns the state database of a workspace root.
@@ -279,4 +288,22 @@ func initState(ctx context.Context, path string, busy time.Duration) error {
 		return classify(fmt.Errorf("create state %s: %w", path, err))
 	}
 	return classify(tx.Commit())
+}
+
+// StateValue returns a value noted in the state database ("" when absent).
+// Unlike Meta, writing one leaves the index file, and so every other
+// process's cache of it, alone.
+func (s *Store) StateValue(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM state.kv WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, classify(err)
+}
+
+// SetStateValue notes a value in the state database.
+func (s *Store) SetStateValue(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO state.kv(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+	return classify(err)
 }

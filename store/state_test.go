@@ -196,3 +196,32 @@ func TestRepairState(t *testing.T) {
 		t.Fatalf("absent state: moved to %q, %v", aside, err)
 	}
 }
+
+// A state file of version 1 (no kv table) is brought to this version in
+// place, its sessions and activity kept.
+func TestStateVersion1IsUpgradedInPlace(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().Exec(`DROP TABLE state.kv; PRAGMA state.user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = openTest(t, root)
+	if err := s.SetStateValue(ctx, "k", "v"); err != nil {
+		t.Fatalf("kv after the upgrade: %v", err)
+	}
+	if v, err := s.StateValue(ctx, "k"); err != nil || v != "v" {
+		t.Errorf("StateValue = %q, %v", v, err)
+	}
+	if ws, err := s.WorkingSet(ctx, time.Now().Add(-time.Hour), 5); err != nil || len(ws) != 1 {
+		t.Errorf("activity after the upgrade: %v, %v", ws, err)
+	}
+	if aside, _ := filepath.Glob(StatePath(root) + ".corrupt-*"); len(aside) != 0 {
+		t.Errorf("a version-1 state file was moved aside: %v", aside)
+	}
+}
