@@ -355,21 +355,24 @@ func TestSubscribeAutoContext(t *testing.T) {
 func TestActivityListsWorkingSet(t *testing.T) {
 	ctx := context.Background()
 	root := workspace(t, fixture)
-	c := connect(t, Options{Root: root})
-	if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: SessionURI}); err != nil {
-		t.Fatal(err)
-	}
-	// What the language server or a hook records in the shared store.
+	// What the language server or the hook daemon records in the shared
+	// store, through a store that stays open (opening and closing one
+	// touches the index file, which the server also watches).
 	st, err := store.Open(ctx, root, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
+	c := connect(t, Options{Root: root})
+	if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: SessionURI}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * storeDelay) // events of the open are over
 	err = st.RecordActivity(ctx,
 		store.Activity{Session: "s1", Origin: "assistant", Type: "prompt", Text: "why does Login reject empty passwords"},
 		store.Activity{Session: "s1", Origin: "editor", Type: "file_open", Path: "auth/auth.go"},
 		store.Activity{Session: "s1", Origin: "editor", Type: "file_edit", Path: "auth/auth.go", Symbols: []string{"check"}, Line: 8},
 	)
-	st.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

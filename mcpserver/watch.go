@@ -118,7 +118,9 @@ func (s *Server) watch(ctx context.Context, w *fsnotify.Watcher, dir string, inD
 				if autoC == nil {
 					autoC = time.After(autoDelay)
 				}
-			case "index.db", "index.db-wal":
+			case "index.db", "index.db-wal", "state.db", "state.db-wal":
+				// Activity and sessions are written to the state file
+				// (decision 0084), code to the index.
 				if storeC == nil {
 					storeC = time.After(storeDelay)
 				}
