@@ -23,27 +23,9 @@ import (
 // median and p95 of each event; the process start and the socket round trip
 // of a real call come on top (make bench-hooks measures those).
 func BenchmarkDaemonCalls(b *testing.B) {
-	root := os.Getenv("CTXLS_BENCH_ROOT")
-	if root == "" {
-		b.Skip("CTXLS_BENCH_ROOT not set")
-	}
-	benchHome(b)
-	ctx := context.Background()
-	st, err := store.Open(ctx, root, store.Options{SingleConnection: true}) // as hookd.Serve
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	root, run := daemonBench(b)
 	prompts := benchdata.Queries(b)
 	files := benchFiles(b, root)
-	run := func(event string, in map[string]any) time.Duration {
-		data, _ := json.Marshal(in)
-		start := time.Now()
-		if _, err := Run(ctx, event, data, Options{Root: root, Store: st}); err != nil {
-			b.Fatalf("%s: %v", event, err)
-		}
-		return time.Since(start)
-	}
 	var ups, post []time.Duration
 	pass := 0
 	for b.Loop() {
@@ -59,6 +41,31 @@ func BenchmarkDaemonCalls(b *testing.B) {
 	}
 	report(b, "ups", ups)
 	report(b, "post", post)
+}
+
+// daemonBench opens the store of CTXLS_BENCH_ROOT as the hook daemon does
+// (skipping the benchmark when it is unset) and returns the root and a
+// function that runs one hook call on it and times it.
+func daemonBench(b *testing.B) (string, func(event string, in map[string]any) time.Duration) {
+	root := os.Getenv("CTXLS_BENCH_ROOT")
+	if root == "" {
+		b.Skip("CTXLS_BENCH_ROOT not set")
+	}
+	benchHome(b)
+	ctx := context.Background()
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true}) // as hookd.Serve
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return root, func(event string, in map[string]any) time.Duration {
+		data, _ := json.Marshal(in)
+		start := time.Now()
+		if _, err := Run(ctx, event, data, Options{Root: root, Store: st}); err != nil {
+			b.Fatalf("%s: %v", event, err)
+		}
+		return time.Since(start)
+	}
 }
 
 // benchHome points HOME at CTXLS_BENCH_HOME when set: the home with the
@@ -101,30 +108,12 @@ func benchFiles(b *testing.B, root string) []string {
 // median and p95 of the prompt and of the edit. The edited file is a
 // scratch file under zzbench/ in the tree, removed at the end.
 func BenchmarkDaemonEditCycle(b *testing.B) {
-	root := os.Getenv("CTXLS_BENCH_ROOT")
-	if root == "" {
-		b.Skip("CTXLS_BENCH_ROOT not set")
-	}
-	benchHome(b)
-	ctx := context.Background()
-	st, err := store.Open(ctx, root, store.Options{SingleConnection: true}) // as hookd.Serve
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	root, run := daemonBench(b)
 	scratch := filepath.Join(root, "zzbench", "edit.go")
 	if err := os.MkdirAll(filepath.Dir(scratch), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(filepath.Dir(scratch))
-	run := func(event string, in map[string]any) time.Duration {
-		data, _ := json.Marshal(in)
-		start := time.Now()
-		if _, err := Run(ctx, event, data, Options{Root: root, Store: st}); err != nil {
-			b.Fatalf("%s: %v", event, err)
-		}
-		return time.Since(start)
-	}
 	prompts := benchdata.Queries(b)
 	var ups, edits []time.Duration
 	pass := 0
