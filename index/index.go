@@ -86,6 +86,8 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		reanalyze bool
 		loadErr   error
 		unchanged int
+		// A re-index parses the first changed files while the walk goes on.
+		early *earlyParse
 	)
 	loaded := make(chan struct{})
 	go func() {
@@ -100,6 +102,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			return
 		}
 		reanalyze = len(stats) > 0 && version != analyzer.Version
+		if len(stats) > 0 && !reanalyze {
+			early = startEarly(ctx, st, opts, stats)
+		}
 		byPath = make(map[string]int, len(stats))
 		for i, f := range stats {
 			byPath[f.Path] = i
@@ -108,7 +113,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	}()
 	waited := false
 	w := newWalker(opts.Root, opts.Config.Index.Exclude, opts.Config.Index.IncludeVendor)
-	cands, err := w.walk(ctx, func(rel []byte, size, mtime int64) bool {
+	cands, err := w.walk(ctx, func(rel []byte, lang string, size, mtime int64) bool {
 		if !waited {
 			<-loaded
 			waited = true
@@ -117,18 +122,24 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			return false
 		}
 		i, ok := byPath[string(rel)]
-		if !ok {
-			return false
+		if ok {
+			seen[i] = true
+			f := &stats[i]
+			if !reanalyze && f.Size == size && f.MTime == mtime && f.Skip != SkipUnreadable {
+				unchanged++
+				return true
+			}
 		}
-		seen[i] = true
-		f := &stats[i]
-		if !reanalyze && f.Size == size && f.MTime == mtime && f.Skip != SkipUnreadable {
-			unchanged++
-			return true
+		if early != nil {
+			early.offer(candidate{rel: string(rel), lang: lang, size: size, mtime: mtime}, ok)
 		}
 		return false
 	})
 	<-loaded
+	var parsed map[string]*result
+	if early != nil {
+		parsed = early.finish()
+	}
 	if loadErr != nil {
 		return Summary{}, loadErr
 	}
@@ -155,6 +166,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			}
 		}
 	}
+	useEarly(work, parsed)
 	var deleted []store.File
 	for i, f := range stats {
 		if !seen[i] {
@@ -341,6 +353,7 @@ type job struct {
 	cand    candidate
 	old     *store.File
 	content []byte
+	parsed  *result // processed already, while the walk ran
 }
 
 // result is a processed job.
@@ -786,10 +799,28 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	var parsed []*result
+	rest := work
+	for _, j := range work {
+		if j.parsed != nil {
+			parsed = append(parsed, j.parsed)
+		}
+	}
+	if len(parsed) > 0 {
+		rest = make([]job, 0, len(work)-len(parsed))
+		for _, j := range work {
+			if j.parsed == nil {
+				rest = append(rest, j)
+			}
+		}
+	}
 	// A worker builds an analyzer and parsers: none without work for them.
-	workers = min(workers, len(work))
+	workers = min(workers, len(rest))
 	jobs := make(chan job)
-	out := make(chan *result, 2*workers)
+	out := make(chan *result, 2*workers+len(parsed))
+	for _, r := range parsed {
+		out <- r
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -805,7 +836,7 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 	}
 	go func() {
 		defer close(jobs)
-		for _, j := range work {
+		for _, j := range rest {
 			select {
 			case jobs <- j:
 			case <-ctx.Done():

@@ -89,7 +89,7 @@ func newWalker(root string, exclude []string, includeVendor bool) *walker {
 // asked about each file first, with its relative path in a buffer it must
 // not keep; the files it returns true for are left out. A re-index skips
 // the unchanged files this way without a string or a candidate for each.
-func (w *walker) walk(ctx context.Context, skip func(rel []byte, size, mtime int64) bool) ([]candidate, error) {
+func (w *walker) walk(ctx context.Context, skip func(rel []byte, lang string, size, mtime int64) bool) ([]candidate, error) {
 	var out []candidate
 	patterns := append([]gitignore.Pattern(nil), w.extra...)
 	patterns = append(patterns, readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)...)
@@ -99,7 +99,7 @@ func (w *walker) walk(ctx context.Context, skip func(rel []byte, size, mtime int
 	return out, err
 }
 
-func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, rel []string, inherited []gitignore.Pattern, skip func([]byte, int64, int64) bool, out *[]candidate) error {
+func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, rel []string, inherited []gitignore.Pattern, skip func([]byte, string, int64, int64) bool, out *[]candidate) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, r
 			continue
 		}
 		relBuf = append(relBuf[:dirLen], e.name...)
-		if skip != nil && skip(relBuf, e.size, e.mtime) {
+		if skip != nil && skip(relBuf, e.lang, e.size, e.mtime) {
 			continue
 		}
 		*out = append(*out, candidate{rel: string(relBuf), lang: e.lang, size: e.size, mtime: e.mtime})
