@@ -152,7 +152,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 
 	// A source's failure costs only its own entries, unless the store is
 	// damaged: then the call answers nothing and says so, so that its
-	// caller can repair the file (store.RepairState) instead of every call
+	// caller can repair the file (store.Repair) instead of every call
 	// failing the same way.
 	var corrupt error
 	start := time.Now()

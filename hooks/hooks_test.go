@@ -365,3 +365,46 @@ func TestDamagedStateFileIsMovedAside(t *testing.T) {
 		t.Errorf("after the repair: %q", c)
 	}
 }
+
+// Damaged pages of the index cost one answer too: the call that meets them
+// fails open and moves the index aside (the state file stays), so that the
+// calls after it do not all fail the same way.
+func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
+	t.Setenv("CTXLS_HOOK_DAEMON", "0")
+	root := workspace(t)
+	for i := range 300 {
+		src := fmt.Sprintf("package auth\n\n// Check%d validates login attempt %d.\nfunc Check%d(user string) bool { return user != \"\" }\n", i, i, i)
+		os.WriteFile(filepath.Join(root, "auth", fmt.Sprintf("check%d.go", i)), []byte(src), 0o644)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	data, err := os.ReadFile(store.Path(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(store.Path(root), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": "s1", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+	if code != 0 || out != "" {
+		t.Errorf("on damaged pages: exit %d, output %q; want nothing, exit 0", code, out)
+	}
+	if aside, _ := filepath.Glob(store.Path(root) + ".corrupt-*"); len(aside) != 1 {
+		t.Fatalf("damaged index not moved aside: %v", aside)
+	}
+	if aside, _ := filepath.Glob(store.StatePath(root) + ".corrupt-*"); len(aside) != 0 {
+		t.Errorf("the sound state file was moved aside too: %v", aside)
+	}
+	if _, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": "s2", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"})); code != 0 {
+		t.Errorf("after the repair: exit %d", code)
+	}
+}

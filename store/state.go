@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -196,27 +197,6 @@ func prepareState(ctx context.Context, path string, busy time.Duration) error {
 	return initState(ctx, path, busy)
 }
 
-// RepairState checks every page of root's state database (PRAGMA
-// quick_check; the file is small) and moves it aside when it is damaged,
-// returning where it went ("" when it is sound or absent). Open reads only
-// the file's header; a caller that saw a query fail with corruption, which
-// may have come from either file, calls this so that the next Open starts
-// a new state file instead of every hook failing on the old one.
-func RepairState(ctx context.Context, root string) (string, error) {
-	path := StatePath(root)
-	if _, err := os.Stat(path); err != nil {
-		return "", nil
-	}
-	sound, err := quickCheck(ctx, path)
-	if err != nil && !IsCorrupt(err) {
-		return "", err
-	}
-	if sound {
-		return "", nil
-	}
-	return moveAside(path)
-}
-
 // quickCheck says whether SQLite finds the file's pages sound.
 func quickCheck(ctx context.Context, path string) (bool, error) {
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
@@ -235,7 +215,15 @@ func quickCheck(ctx context.Context, path string) (bool, error) {
 // inspecting) and removes its WAL and shared-memory files, which belong to
 // it and must not be applied to the next file of the name.
 func moveAside(path string) (string, error) {
-	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
+	stamp := time.Now().UTC().Format("20060102T150405")
+	aside := fmt.Sprintf("%s.corrupt-%s", path, stamp)
+	// A second repair within the second must not replace the first's file.
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s.corrupt-%s.%d", path, stamp, n)
+	}
 	if err := os.Rename(path, aside); err != nil {
 		return "", fmt.Errorf("move aside corrupt %s: %w", path, err)
 	}

@@ -158,27 +158,41 @@ func damagePages(t *testing.T, path string) {
 	}
 }
 
-func TestRepairState(t *testing.T) {
+func TestRepair(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	s := openTest(t, root)
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if err := w.PutFile(ctx, sampleFile(fmt.Sprintf("pkg/f%d.go", i), int64(10*i+10)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 200; i++ {
 		if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: fmt.Sprintf("f%d.go", i), Text: strings.Repeat("x", 500)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.Close()
+	repair := func(wantIndex, wantState bool) {
+		t.Helper()
+		r, err := Repair(ctx, root)
+		if err != nil || (r.Index != "") != wantIndex || (r.State != "") != wantState {
+			t.Fatalf("Repair = %+v, %v; want index moved %v, state moved %v", r, err, wantIndex, wantState)
+		}
+	}
 
-	if aside, err := RepairState(ctx, root); err != nil || aside != "" {
-		t.Fatalf("sound state: moved to %q, %v", aside, err)
-	}
+	repair(false, false) // sound
 	damagePages(t, StatePath(root))
-	aside, err := RepairState(ctx, root)
-	if err != nil || aside == "" {
-		t.Fatalf("damaged state: moved to %q, %v", aside, err)
-	}
+	repair(false, true)
 	if _, err := os.Stat(StatePath(root)); !os.IsNotExist(err) {
-		t.Errorf("the damaged file is still in place: %v", err)
+		t.Errorf("the damaged state file is still in place: %v", err)
 	}
 	// The next Open starts a new state file and keeps the index.
 	s = openTest(t, root)
@@ -189,11 +203,52 @@ func TestRepairState(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
-		os.Remove(p)
+
+	// Damaged pages of the index that Open does not read: queries fail
+	// until Repair moves the file aside; the state file stays.
+	damageTail(t, Path(root))
+	s = openTest(t, root)
+	if s.Recovered != "" {
+		t.Fatalf("Open read the damaged pages (moved the index to %s): damage others", s.Recovered)
 	}
-	if aside, err := RepairState(ctx, root); err != nil || aside != "" {
-		t.Fatalf("absent state: moved to %q, %v", aside, err)
+	if _, err := s.FileStats(ctx); !IsCorrupt(err) {
+		t.Fatalf("FileStats on damaged pages: %v, want ErrCorrupt", err)
+	}
+	s.Close()
+	if damaged, err := Check(ctx, root); err != nil || len(damaged) != 1 || damaged[0] != Path(root) {
+		t.Fatalf("Check = %v, %v; want the index", damaged, err)
+	}
+	repair(true, false)
+	s = openTest(t, root)
+	if stats, err := s.FileStats(ctx); err != nil || len(stats) != 0 {
+		t.Errorf("new index: %d files, %v", len(stats), err)
+	}
+	if ws, err := s.WorkingSet(ctx, time.Time{}, 10); err != nil || len(ws) == 0 {
+		t.Errorf("activity after the index was replaced: %v, %v; want the state file kept", ws, err)
+	}
+	s.Close()
+
+	for _, p := range []string{Path(root), StatePath(root)} {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(p + suffix)
+		}
+	}
+	repair(false, false) // absent
+}
+
+// damageTail overwrites the last third of a closed database file's pages,
+// where the rows written last are, leaving the schema readable.
+func damageTail(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(data) / 4096 * 2 / 3 * 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

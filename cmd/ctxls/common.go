@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctxls/ctxls/store"
 )
 
 // rootFlag adds the --root flag every workspace command takes.
@@ -63,4 +66,24 @@ func relToRoot(root, p string) (rel, abs string, err error) {
 		return filepath.ToSlash(filepath.Clean(p)), filepath.Join(root, p), nil
 	}
 	return filepath.ToSlash(r), abs, nil
+}
+
+// repairCorrupt is err, unless err says a query met a damaged index or
+// state file of root: then the damaged file is moved aside (store.Repair)
+// and the error says so and what to do next. Without it every later command
+// would fail the same way, since Open checks only the files' headers.
+func repairCorrupt(ctx context.Context, root string, err error) error {
+	if !store.IsCorrupt(err) {
+		return err
+	}
+	r, rerr := store.Repair(ctx, root)
+	switch {
+	case rerr != nil:
+		return fmt.Errorf("%w (checking the files: %v)", err, rerr)
+	case r.Index != "":
+		return fmt.Errorf("%w\nthe index was damaged and has been moved to %s; run 'ctxls index' to rebuild it", err, r.Index)
+	case r.State != "":
+		return fmt.Errorf("%w\nthe session state file was damaged and has been moved to %s; run the command again", err, r.State)
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,9 +122,13 @@ func (d *doctor) run(ctx context.Context) {
 	st.Close()
 	if err != nil {
 		d.verdict(false, "index", err.Error())
+		if store.IsCorrupt(err) {
+			d.pages(ctx)
+		}
 		return
 	}
 	d.verdict(stats.Parsed > 0, "index", fmt.Sprintf("%d files, %d entities, updated %s", stats.Files, stats.Entities, at))
+	d.pages(ctx)
 	// A canary round trip of each hook through the real binary.
 	canaries := map[string]map[string]any{
 		"session-start":      {"source": "startup"},
@@ -158,6 +163,19 @@ func (d *doctor) run(ctx context.Context) {
 		d.verdict(ok, "hook "+ev, detail)
 	}
 	d.daemon(ctx)
+}
+
+// pages checks every page of the index and state files: Open reads only
+// their headers, and damaged pages fail just the queries that meet them.
+func (d *doctor) pages(ctx context.Context) {
+	switch damaged, err := store.Check(ctx, d.root); {
+	case err != nil:
+		d.verdict(false, "index pages", err.Error())
+	case len(damaged) > 0:
+		d.verdict(false, "index pages", fmt.Sprintf("damaged: %s; run 'ctxls index --check' to set them aside and rebuild", strings.Join(damaged, ", ")))
+	default:
+		d.verdict(true, "index pages", "sound")
+	}
 }
 
 // daemon checks that the canaries left a hook daemon serving the workspace

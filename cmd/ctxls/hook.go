@@ -128,13 +128,14 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	if err != nil {
 		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
 		if store.IsCorrupt(err) {
-			// A damaged index header was handled by Open; damaged pages
-			// surface only in queries. The state file is checked here (the
-			// index is rebuilt by `ctxls index` or the language server).
-			if aside, rerr := store.RepairState(cmd.Context(), logRoot); rerr != nil {
-				log.Warn("check state file", zap.Error(rerr))
-			} else if aside != "" {
-				log.Warn("state file was damaged; moved aside", zap.String("moved", aside))
+			// Damaged pages surface only in the queries that meet them (Open
+			// reads the headers): the damaged file is moved aside so that
+			// the next call starts a new one. An index moved aside is
+			// rebuilt by `ctxls index` or the language server.
+			if r, rerr := store.Repair(cmd.Context(), logRoot); rerr != nil {
+				log.Warn("check index and state files", zap.Error(rerr))
+			} else if r != (store.Repaired{}) {
+				log.Warn("damaged files moved aside", zap.String("index", r.Index), zap.String("state", r.State))
 			}
 		}
 	} else if len(out) > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,7 @@ func newIndexCmd() *cobra.Command {
 		asJSON   bool
 		workers  int
 		progress bool
+		check    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -41,24 +43,34 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := store.Open(ctx, abs, store.Options{})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
 			stderr := cmd.ErrOrStderr()
-			if st.Recovered != "" {
-				fmt.Fprintf(stderr, "ctxls: the index was corrupt or not a ctxls index; moved it to %s and rebuilding\n", st.Recovered)
+			var repaired store.Repaired
+			if check {
+				if repaired, err = store.Repair(ctx, abs); err != nil {
+					return err
+				}
+				reportRepair(stderr, repaired)
 			}
 			opts := index.Options{Root: abs, Config: cfg, Workers: workers}
 			if isTerminal(stderr) && !asJSON || progress {
 				opts.Progress = newProgress(stderr, isTerminal(stderr))
 			}
-			sum, err := index.Run(ctx, st, opts)
+			sum, err := runIndex(ctx, abs, opts, stderr)
+			if store.IsCorrupt(err) {
+				// Damaged pages that Open did not read: set the damaged file
+				// aside and index again, into a new one.
+				if r, rerr := store.Repair(ctx, abs); rerr == nil && r != (store.Repaired{}) {
+					reportRepair(stderr, r)
+					repaired = r
+					sum, err = runIndex(ctx, abs, opts, stderr)
+				}
+			}
 			if err != nil {
 				return err
 			}
-			sum.Recovered = st.Recovered
+			if sum.Recovered == "" {
+				sum.Recovered = repaired.Index
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), sum)
 			}
@@ -70,7 +82,33 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parsing goroutines (0: one per CPU)")
 	cmd.Flags().BoolVar(&progress, "progress", false, "report progress even when stderr is not a terminal")
+	cmd.Flags().BoolVar(&check, "check", false, "read every page of the index and state files first; set damaged ones aside and rebuild")
 	return cmd
+}
+
+// runIndex opens root's index and brings it up to date.
+func runIndex(ctx context.Context, root string, opts index.Options, stderr io.Writer) (index.Summary, error) {
+	st, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		return index.Summary{}, err
+	}
+	defer st.Close()
+	if st.Recovered != "" {
+		fmt.Fprintf(stderr, "ctxls: the index was corrupt or not a ctxls index; moved it to %s and rebuilding\n", st.Recovered)
+	}
+	sum, err := index.Run(ctx, st, opts)
+	sum.Recovered = st.Recovered
+	return sum, err
+}
+
+// reportRepair says which damaged files store.Repair set aside.
+func reportRepair(w io.Writer, r store.Repaired) {
+	if r.Index != "" {
+		fmt.Fprintf(w, "ctxls: the index had damaged pages; moved it to %s and rebuilding\n", r.Index)
+	}
+	if r.State != "" {
+		fmt.Fprintf(w, "ctxls: the session state file had damaged pages; moved it to %s\n", r.State)
+	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -144,5 +146,66 @@ func TestInitAndDoctor(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(plugin, ".claude-plugin", "plugin.json")); err != nil {
 		t.Errorf("plugin manifest: %v", err)
+	}
+}
+
+// Damaged pages of the index (Open reads only the header) are found by the
+// command that meets them: the file is set aside with a message saying what
+// to do, and `ctxls index --check` finds them before they are met.
+func TestDamagedIndexPages(t *testing.T) {
+	t.Setenv("CTXLS_HOOK_DAEMON", "0") // nothing else holds the file open
+	root := t.TempDir()
+	for i := range 300 {
+		src := fmt.Sprintf("package main\n\n// Greet%d says hello to visitor %d.\nfunc Greet%d(name string) string { return \"hi \" + name }\n", i, i, i)
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("greet%d.go", i)), []byte(src), 0o644)
+	}
+	damage := func() {
+		t.Helper()
+		if out, errOut, code := ctxls(t, root, "index"); code != 0 {
+			t.Fatalf("index: %d %s %s", code, out, errOut)
+		}
+		path := filepath.Join(root, ".ctxls", "index.db")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path + "-wal"); err == nil {
+			t.Fatal("the index has a WAL after the command closed it: the damage would not be read")
+		}
+		for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
+			data[i] = byte(i*7 + 3)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asides := func() int {
+		m, _ := filepath.Glob(filepath.Join(root, ".ctxls", "index.db.corrupt-*"))
+		return len(m)
+	}
+
+	damage()
+	_, errOut, code := ctxls(t, root, "query", "--json", "who says hello to visitors")
+	if code != 1 || !strings.Contains(errOut, "has been moved to") || !strings.Contains(errOut, "run 'ctxls index'") || asides() != 1 {
+		t.Fatalf("query on damaged pages: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
+	}
+	if _, errOut, code := ctxls(t, root, "index"); code != 0 || errOut != "" {
+		t.Fatalf("index after the repair: %d %q", code, errOut)
+	}
+	if out, _, code := ctxls(t, root, "query", "--json", "Greet7"); code != 0 || !strings.Contains(out, "greet7.go") {
+		t.Fatalf("query after the rebuild: %d %q", code, out)
+	}
+
+	damage()
+	out, _, _ := ctxls(t, root, "doctor")
+	if !regexp.MustCompile(`FAIL.*index pages: damaged: .*index\.db; run 'ctxls index --check'`).MatchString(out) {
+		t.Errorf("doctor on damaged pages:\n%s", out)
+	}
+	_, errOut, code = ctxls(t, root, "index", "--check")
+	if code != 0 || !strings.Contains(errOut, "had damaged pages") || asides() != 2 {
+		t.Fatalf("index --check: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
+	}
+	if out, _, code := ctxls(t, root, "query", "--json", "Greet7"); code != 0 || !strings.Contains(out, "greet7.go") {
+		t.Fatalf("query after index --check: %d %q", code, out)
 	}
 }

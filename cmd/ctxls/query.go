@@ -39,6 +39,18 @@ func (f *queryFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: 0 for query, which ranks whatever matches; retrieval.minRelevance from config for context)")
 }
 
+// repairCorrupt is repairCorrupt for the workspace of the flags.
+func (f *queryFlags) repairCorrupt(ctx context.Context, err error) error {
+	if !store.IsCorrupt(err) {
+		return err
+	}
+	abs, rerr := resolveRoot(f.root)
+	if rerr != nil {
+		return err
+	}
+	return repairCorrupt(ctx, abs, err)
+}
+
 // open validates the arguments and opens the index, refreshing it if asked.
 func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (string, config.Config, *store.Store, string, error) {
 	text, err := queryText(stdin, args)
@@ -124,7 +136,8 @@ lexical, exact-mention and graph evidence, and prints the best files and
 entities ("-" reads TEXT from stdin). With --json it prints one object:
   {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
 			if limit <= 0 {
 				return usagef("--limit must be positive")
 			}
@@ -297,7 +310,8 @@ func newContextCmd() *cobra.Command {
 		Use:   "context [flags] TEXT|-",
 		Short: "Assemble the auto-context for a message within a token budget",
 		Args:  cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
 			abs, cfg, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
 			if err != nil {
 				return err
