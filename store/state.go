@@ -122,7 +122,9 @@ func newConnector(dsn, state string, readOnly bool) *connector {
 // activity see nothing rather than fail.
 func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
 	if !readOnly {
-		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{path})
+		// mode=rw: Open created the file (prepareState); a connection made
+		// after it was deleted must not create an empty one (see open).
+		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{"file:" + path + "?mode=rw"})
 		if err != nil {
 			return &stateAttachError{path, err}
 		}

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -278,5 +280,56 @@ func TestStateVersion1IsUpgradedInPlace(t *testing.T) {
 	}
 	if aside, _ := filepath.Glob(StatePath(root) + ".corrupt-*"); len(aside) != 0 {
 		t.Errorf("a version-1 state file was moved aside: %v", aside)
+	}
+}
+
+// A connection a writer's pool opens after its files were deleted fails: it
+// must not create empty files in their place, which would hide the deletion
+// from a long-running process's check for it (the server reopens its store
+// when the files are gone).
+func TestDeletedFilesAreNotRecreatedByNewConnections(t *testing.T) {
+	for _, name := range []string{"index", "state"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			root := t.TempDir()
+			s := openTest(t, root)
+			path := Path(root)
+			if name == "state" {
+				path = StatePath(root)
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			// Hold every idle connection so that the next one is new.
+			var held []*sql.Conn
+			defer func() {
+				for _, c := range held {
+					c.Close()
+				}
+			}()
+			var err error
+			for range idleConns + 1 {
+				var c *sql.Conn
+				if c, err = s.DB().Conn(ctx); err != nil {
+					break
+				}
+				held = append(held, c)
+				if err = c.PingContext(ctx); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				t.Errorf("every connection opened with the %s file deleted", name)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s file recreated by a new connection: %v", name, err)
+			}
+			// An ATTACH that took the URI for a file name would create it.
+			for _, dir := range []string{".", root, Dir(root)} {
+				if stray, _ := filepath.Glob(filepath.Join(dir, "file:*")); len(stray) > 0 {
+					t.Errorf("stray files: %v", stray)
+				}
+			}
+		})
 	}
 }

@@ -167,7 +167,16 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.ReadOnly {
 		dsn += "&mode=ro"
 	} else {
-		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
+		// The file is created here, once: a pool connection opened after
+		// the file was deleted under a long-running process must fail, not
+		// create an empty database that hides the deletion from the
+		// process's check for it (the server's ensureStore) for good.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+		f.Close()
+		dsn += "&mode=rw&_journal_mode=WAL&_synchronous=NORMAL"
 	}
 	db := sql.OpenDB(newConnector(dsn, statePath(path), opts.ReadOnly))
 	if opts.ReadOnly || opts.SingleConnection {
