@@ -92,6 +92,9 @@ type Options struct {
 	Log      *zap.Logger
 	// OnWrite, if set, is called after each auto-context write.
 	OnWrite func(*Snapshot)
+	// OnError, if set, is called after a rewrite failed (the error is
+	// logged): the server sets a damaged index aside with it.
+	OnError func(error)
 	// Session tags recorded activity; empty for the editor.
 	Session string
 	// Settings are the editor's initial settings; nil is DefaultSettings.
@@ -491,6 +494,9 @@ func (e *Engine) loop() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if _, err := e.Refresh(ctx); err != nil {
 				e.log.Warn("auto-context", zap.String("root", e.opts.Root), zap.Error(err))
+				if e.opts.OnError != nil {
+					e.opts.OnError(err)
+				}
 			}
 			cancel()
 		}

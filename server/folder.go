@@ -34,6 +34,10 @@ type folder struct {
 	indexMu sync.Mutex
 	// reopenMu serialises replacing a deleted index (ensureStore).
 	reopenMu sync.Mutex
+	// repairMu serialises checks for damaged pages; checked is when the
+	// last one ran (repairIfCorrupt).
+	repairMu sync.Mutex
+	checked  time.Time
 
 	// pendingMu guards the files and buffers waiting to reach the index.
 	pendingMu  sync.Mutex
@@ -75,7 +79,7 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
 		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
-		OnWrite: f.written,
+		OnWrite: f.written, OnError: func(err error) { f.repairIfCorrupt(f.ctx, err) },
 	})
 	if err := f.eng.Restore(ctx); err != nil {
 		f.log.Debug("restore engine memory", zap.Error(err))
@@ -117,8 +121,17 @@ func (f *folder) start() {
 	}()
 }
 
-// reindex runs a full index update, reporting progress to the client.
+// reindex runs a full index update, reporting progress to the client. A
+// run that meets damaged pages sets the file aside and starts another.
 func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
+	sum, err := f.indexAll(ctx)
+	if err != nil {
+		f.repairIfCorrupt(ctx, err)
+	}
+	return sum, err
+}
+
+func (f *folder) indexAll(ctx context.Context) (index.Summary, error) {
 	if err := f.ensureStore(ctx); err != nil {
 		return index.Summary{}, err
 	}
@@ -229,6 +242,39 @@ func (f *folder) ensureStore(ctx context.Context) error {
 	return nil
 }
 
+// repairCheckInterval bounds how often errors that say the index is
+// corrupt lead to a check of every page (store.Repair reads the whole
+// file): a damaged file is set aside at the first, and an error the check
+// does not confirm would otherwise repeat it on every rewrite.
+const repairCheckInterval = time.Minute
+
+// repairIfCorrupt sets a damaged index or state file aside when err says a
+// query met damaged pages (Open reads only the headers, so nothing else
+// would notice), then opens new files and indexes again (ensureStore).
+func (f *folder) repairIfCorrupt(ctx context.Context, err error) {
+	if !store.IsCorrupt(err) || ctx.Err() != nil {
+		return
+	}
+	f.repairMu.Lock()
+	defer f.repairMu.Unlock()
+	if time.Since(f.checked) < repairCheckInterval {
+		return
+	}
+	f.checked = time.Now()
+	r, rerr := store.Repair(ctx, f.root)
+	if rerr != nil {
+		f.log.Warn("check index and state files", zap.Error(rerr))
+		return
+	}
+	if r == (store.Repaired{}) {
+		return
+	}
+	f.log.Warn("damaged files moved aside; reopening", zap.String("index", r.Index), zap.String("state", r.State))
+	if err := f.ensureStore(ctx); err != nil {
+		f.log.Error("reopen after repair", zap.Error(err))
+	}
+}
+
 // queueUpdate schedules files (content nil: read from disk) or buffers for
 // the index; they are written together after BufferFlush of quiet.
 func (f *folder) queueUpdate(rel string, content []byte) {
@@ -277,6 +323,7 @@ func (f *folder) flush() {
 	if err != nil {
 		if ctx.Err() == nil {
 			f.log.Warn("index update", zap.Int("files", len(changes)), zap.Error(err))
+			f.repairIfCorrupt(ctx, err)
 		}
 		return
 	}

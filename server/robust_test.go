@@ -17,6 +17,8 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -336,3 +338,62 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 	t.Fatal("no activity reached the new state file")
 }
 
+// An index with damaged pages (Open reads only the header) is set aside by
+// the first index run or rewrite that meets them, and the server indexes
+// again into a new file.
+func TestDamagedIndexPagesUnderServer(t *testing.T) {
+	root := writeWorkspace(t)
+	for i := range 300 {
+		src := fmt.Sprintf("package auth\n\n// Check%d validates login attempt %d.\nfunc Check%d(user string) bool { return user != \"\" }\n", i, i, i)
+		if err := os.WriteFile(filepath.Join(root, "auth", fmt.Sprintf("check%d.go", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	data, err := os.ReadFile(store.Path(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(store.Path(root), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	zero := time.Duration(0)
+	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
+	c.initialize(root)
+	open(t, c, root, "auth/service.go")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		aside, _ := filepath.Glob(store.Path(root) + ".corrupt-*")
+		if len(aside) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("damaged index not set aside: %v", aside)
+		}
+	}
+	// The new index fills, and the auto-context is written from it.
+	waitFile(t, filepath.Join(root, ".ctxls", "auto-context.md"), "active file auth/service.go")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		rd, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
+		if err == nil {
+			n, _ := rd.EntityCount(context.Background())
+			rd.Close()
+			if n > 300 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new index was not filled: %v", err)
+		}
+	}
+}
