@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -337,14 +338,7 @@ func TestDamagedStateFileIsMovedAside(t *testing.T) {
 		}
 	}
 	st.Close()
-	data, err := os.ReadFile(store.StatePath(root))
-	if err != nil || len(data) <= 4096 {
-		t.Fatalf("state file: %d bytes, %v", len(data), err)
-	}
-	for i := 4096; i < len(data); i++ {
-		data[i] = byte(i*7 + 3)
-	}
-	if err := os.WriteFile(store.StatePath(root), data, 0o644); err != nil {
+	if err := damage.Pages(store.StatePath(root), 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -372,9 +366,8 @@ func TestDamagedStateFileIsMovedAside(t *testing.T) {
 func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0")
 	root := workspace(t)
-	for i := range 300 {
-		src := fmt.Sprintf("package auth\n\n// Check%d validates login attempt %d.\nfunc Check%d(user string) bool { return user != \"\" }\n", i, i, i)
-		os.WriteFile(filepath.Join(root, "auth", fmt.Sprintf("check%d.go", i)), []byte(src), 0o644)
+	if err := damage.GoFiles(filepath.Join(root, "auth"), "auth", 300); err != nil {
+		t.Fatal(err)
 	}
 	st, err := store.Open(context.Background(), root, store.Options{})
 	if err != nil {
@@ -384,14 +377,7 @@ func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	data, err := os.ReadFile(store.Path(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
-		data[i] = byte(i*7 + 3)
-	}
-	if err := os.WriteFile(store.Path(root), data, 0o644); err != nil {
+	if err := damage.Pages(store.Path(root), 1.0/3); err != nil {
 		t.Fatal(err)
 	}
 	out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": "s1", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -343,11 +344,8 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 // again into a new file.
 func TestDamagedIndexPagesUnderServer(t *testing.T) {
 	root := writeWorkspace(t)
-	for i := range 300 {
-		src := fmt.Sprintf("package auth\n\n// Check%d validates login attempt %d.\nfunc Check%d(user string) bool { return user != \"\" }\n", i, i, i)
-		if err := os.WriteFile(filepath.Join(root, "auth", fmt.Sprintf("check%d.go", i)), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := damage.GoFiles(filepath.Join(root, "auth"), "auth", 300); err != nil {
+		t.Fatal(err)
 	}
 	st, err := store.Open(context.Background(), root, store.Options{})
 	if err != nil {
@@ -357,14 +355,7 @@ func TestDamagedIndexPagesUnderServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	data, err := os.ReadFile(store.Path(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
-		data[i] = byte(i*7 + 3)
-	}
-	if err := os.WriteFile(store.Path(root), data, 0o644); err != nil {
+	if err := damage.Pages(store.Path(root), 1.0/3); err != nil {
 		t.Fatal(err)
 	}
 

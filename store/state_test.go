@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/damage"
 )
 
 // tablesIn lists the tables of one schema of s's connections.
@@ -140,26 +142,6 @@ func TestBadStateIsMovedAsideKeepingTheIndex(t *testing.T) {
 	}
 }
 
-// damagePages overwrites every page of a closed database file but the
-// first (the header and the schema), as a failing disk or a stray write
-// would.
-func damagePages(t *testing.T, path string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) <= 4096 {
-		t.Fatalf("%s has no pages to damage (%d bytes)", path, len(data))
-	}
-	for i := 4096; i < len(data); i++ {
-		data[i] = byte(i*7 + 3)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestRepair(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -191,7 +173,9 @@ func TestRepair(t *testing.T) {
 	}
 
 	repair(false, false) // sound
-	damagePages(t, StatePath(root))
+	if err := damage.Pages(StatePath(root), 0); err != nil {
+		t.Fatal(err)
+	}
 	repair(false, true)
 	if _, err := os.Stat(StatePath(root)); !os.IsNotExist(err) {
 		t.Errorf("the damaged state file is still in place: %v", err)
@@ -208,7 +192,9 @@ func TestRepair(t *testing.T) {
 
 	// Damaged pages of the index that Open does not read: queries fail
 	// until Repair moves the file aside; the state file stays.
-	damageTail(t, Path(root))
+	if err := damage.Pages(Path(root), 2.0/3); err != nil {
+		t.Fatal(err)
+	}
 	s = openTest(t, root)
 	if s.Recovered != "" {
 		t.Fatalf("Open read the damaged pages (moved the index to %s): damage others", s.Recovered)
@@ -236,22 +222,6 @@ func TestRepair(t *testing.T) {
 		}
 	}
 	repair(false, false) // absent
-}
-
-// damageTail overwrites the last third of a closed database file's pages,
-// where the rows written last are, leaving the schema readable.
-func damageTail(t *testing.T, path string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(data) / 4096 * 2 / 3 * 4096; i < len(data); i++ {
-		data[i] = byte(i*7 + 3)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A state file of version 1 (no kv table) is brought to this version in

@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/damage"
 )
 
 // ctxls runs the built binary.
@@ -155,9 +156,8 @@ func TestInitAndDoctor(t *testing.T) {
 func TestDamagedIndexPages(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0") // nothing else holds the file open
 	root := t.TempDir()
-	for i := range 300 {
-		src := fmt.Sprintf("package main\n\n// Greet%d says hello to visitor %d.\nfunc Greet%d(name string) string { return \"hi \" + name }\n", i, i, i)
-		os.WriteFile(filepath.Join(root, fmt.Sprintf("greet%d.go", i)), []byte(src), 0o644)
+	if err := damage.GoFiles(root, "main", 300); err != nil {
+		t.Fatal(err)
 	}
 	damage := func() {
 		t.Helper()
@@ -165,17 +165,10 @@ func TestDamagedIndexPages(t *testing.T) {
 			t.Fatalf("index: %d %s %s", code, out, errOut)
 		}
 		path := filepath.Join(root, ".ctxls", "index.db")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if _, err := os.Stat(path + "-wal"); err == nil {
 			t.Fatal("the index has a WAL after the command closed it: the damage would not be read")
 		}
-		for i := len(data) / 4096 / 3 * 4096; i < len(data); i++ {
-			data[i] = byte(i*7 + 3)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := damage.Pages(path, 1.0/3); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -185,14 +178,14 @@ func TestDamagedIndexPages(t *testing.T) {
 	}
 
 	damage()
-	_, errOut, code := ctxls(t, root, "query", "--json", "who says hello to visitors")
+	_, errOut, code := ctxls(t, root, "query", "--json", "which check validates login attempts")
 	if code != 1 || !strings.Contains(errOut, "has been moved to") || !strings.Contains(errOut, "run 'ctxls index'") || asides() != 1 {
 		t.Fatalf("query on damaged pages: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
 	}
 	if _, errOut, code := ctxls(t, root, "index"); code != 0 || errOut != "" {
 		t.Fatalf("index after the repair: %d %q", code, errOut)
 	}
-	if out, _, code := ctxls(t, root, "query", "--json", "Greet7"); code != 0 || !strings.Contains(out, "greet7.go") {
+	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
 		t.Fatalf("query after the rebuild: %d %q", code, out)
 	}
 
@@ -205,7 +198,7 @@ func TestDamagedIndexPages(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "had damaged pages") || asides() != 2 {
 		t.Fatalf("index --check: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
 	}
-	if out, _, code := ctxls(t, root, "query", "--json", "Greet7"); code != 0 || !strings.Contains(out, "greet7.go") {
+	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
 		t.Fatalf("query after index --check: %d %q", code, out)
 	}
 }

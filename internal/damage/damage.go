@@ -1,0 +1,49 @@
+// Package damage does to files what tests of ctxls's recovery paths need:
+// database pages overwritten as a failing disk or a stray write would leave
+// them, and workspaces large enough for that damage to reach the tables a
+// query reads.
+package damage
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// pageSize is SQLite's default page size, which ctxls's files use.
+const pageSize = 4096
+
+// Pages overwrites the pages of the closed database file at path from the
+// given fraction of its length to its end. The first page (the header and
+// the start of the schema) always stays, so that opening the file succeeds
+// and only the queries that read the damaged pages fail.
+func Pages(path string, from float64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	start := max(int(float64(len(data)/pageSize)*from)*pageSize, pageSize)
+	if start >= len(data) {
+		return fmt.Errorf("damage %s: no page after the first to damage (%d bytes)", path, len(data))
+	}
+	for i := start; i < len(data); i++ {
+		data[i] = byte(i*7 + 3)
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// GoFiles writes n small Go files of package pkg into dir, each with a
+// documented function (CheckN): indexed, they fill enough pages that damage
+// to the last part of the index reaches its full-text tables.
+func GoFiles(dir, pkg string, n int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := range n {
+		src := fmt.Sprintf("package %s\n\n// Check%d validates login attempt %d.\nfunc Check%d(user string) bool { return user != \"\" }\n", pkg, i, i, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("check%d.go", i)), []byte(src), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
