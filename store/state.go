@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -124,7 +125,7 @@ func attachState(c *sqlite3.SQLiteConn, path string, readOnly bool) error {
 	if !readOnly {
 		// mode=rw: Open created the file (prepareState); a connection made
 		// after it was deleted must not create an empty one (see open).
-		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{"file:" + path + "?mode=rw"})
+		_, err := c.Exec("ATTACH DATABASE ? AS state; PRAGMA state.synchronous = NORMAL", []driver.Value{fileURI(path) + "?mode=rw"})
 		if err != nil {
 			return &stateAttachError{path, err}
 		}
@@ -199,9 +200,15 @@ func prepareState(ctx context.Context, path string, busy time.Duration) error {
 	return initState(ctx, path, busy)
 }
 
+// fileURI is path as an SQLite URI filename, with the characters a URI
+// gives meaning to escaped: a workspace's path may hold '%', '?' or '#'.
+func fileURI(path string) string { return "file:" + uriEscaper.Replace(path) }
+
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
 // quickCheck says whether SQLite finds the file's pages sound.
 func quickCheck(ctx context.Context, path string) (bool, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	db, err := sql.Open("sqlite3", fileURI(path)+"?mode=ro&_busy_timeout=5000")
 	if err != nil {
 		return false, fmt.Errorf("check %s: %w", path, err)
 	}

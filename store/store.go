@@ -162,7 +162,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// connection: retrieval runs the same full-text statement once per
 	// term and the same neighbour statements once per context item, and
 	// preparing SQL was ~7 % of a hook process's CPU.
-	dsn := "file:" + path + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
+	dsn := fileURI(path) + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
 		"&_txlock=immediate&_foreign_keys=0&_cache_size=-32000&_stmt_cache_size=64"
 	if opts.ReadOnly {
 		dsn += "&mode=ro"

@@ -389,3 +389,46 @@ func TestFileSummary(t *testing.T) {
 		}
 	}
 }
+
+// A workspace path may hold the characters an SQLite URI gives meaning to.
+func TestRootWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "odd dir#1?x%41")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := openTest(t, root)
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, sampleFile("net/http/server.go", 100), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, p := range []string{Path(root), StatePath(root)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+	if damaged, err := Check(ctx, root); err != nil || len(damaged) != 0 {
+		t.Errorf("Check = %v, %v", damaged, err)
+	}
+	rd, err := Open(ctx, root, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if stats, err := rd.FileStats(ctx); err != nil || len(stats) != 1 {
+		t.Errorf("FileStats = %v, %v", stats, err)
+	}
+	if ws, err := rd.WorkingSet(ctx, time.Time{}, 5); err != nil || len(ws) != 1 {
+		t.Errorf("WorkingSet = %v, %v", ws, err)
+	}
+}
