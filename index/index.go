@@ -799,19 +799,14 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	// Results made while the walk ran go out first; the rest is parsed.
 	var parsed []*result
-	rest := work
+	rest := make([]job, 0, len(work))
 	for _, j := range work {
 		if j.parsed != nil {
 			parsed = append(parsed, j.parsed)
-		}
-	}
-	if len(parsed) > 0 {
-		rest = make([]job, 0, len(work)-len(parsed))
-		for _, j := range work {
-			if j.parsed == nil {
-				rest = append(rest, j)
-			}
+		} else {
+			rest = append(rest, j)
 		}
 	}
 	// A worker builds an analyzer and parsers: none without work for them.
