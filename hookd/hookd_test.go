@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,6 +153,66 @@ func TestDaemonRefusesAnotherBuild(t *testing.T) {
 	}
 	if _, err := hookcall.Call(context.Background(), request(root, "build-2", prompt(root, "s"))); !errors.Is(err, hookcall.ErrNoDaemon) {
 		t.Errorf("after the daemon stopped: %v, want hookcall.ErrNoDaemon", err)
+	}
+}
+
+// A client that finds the socket can connect: the daemon's socket appears
+// only once it listens. Spinning on the file catches a socket bound but not
+// yet listening.
+func TestSocketAppearsListening(t *testing.T) {
+	root := workspace(t)
+	sock, err := hookcall.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Serve(ctx, ServeOptions{Root: root, Identity: "build-1"}) }()
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			if _, err := os.Stat(sock); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("daemon socket never appeared")
+			}
+		}
+		err := hookcall.Ping(context.Background(), root)
+		cancel()
+		if serr := <-done; serr != nil {
+			t.Fatalf("start %d: Serve: %v", i, serr)
+		}
+		if err != nil {
+			t.Fatalf("start %d: the socket existed but Ping: %v", i, err)
+		}
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left after the daemon stopped: %v", err)
+	}
+}
+
+// A daemon whose socket another daemon replaced stops, and leaves the new
+// socket in place.
+func TestDaemonLeavesItsReplacement(t *testing.T) {
+	root := workspace(t)
+	done := serve(t, root, "build-1")
+	sock, _ := hookcall.SocketPath(root)
+	other := filepath.Join(filepath.Dir(sock), "other.sock")
+	ln, err := net.Listen("unix", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := os.Rename(other, sock); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(3 * checkEvery):
+		t.Fatal("daemon kept running after its socket was replaced")
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Errorf("the replacing socket: %v", err)
 	}
 }
 

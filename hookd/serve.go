@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,14 +111,17 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		held[p] = info
 	}
 
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove stale hook socket: %w", err)
-	}
-	ln, err := net.Listen("unix", sock)
+	ln, sockInfo, err := listen(sock)
 	if err != nil {
-		return fmt.Errorf("hook daemon listen: %w", err)
+		return err
 	}
-	defer os.Remove(sock)
+	defer func() {
+		// Only its own socket: a daemon that stops because its socket was
+		// replaced must leave the new one in place.
+		if now, err := os.Stat(sock); err == nil && os.SameFile(now, sockInfo) {
+			os.Remove(sock)
+		}
+	}()
 
 	// Each call's log lines say they were answered here.
 	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir()}
@@ -127,11 +131,6 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	sockInfo, err := os.Stat(sock)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("hook daemon socket: %w", err)
-	}
 	go d.watch(ctx, held, sock, sockInfo)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
@@ -153,6 +152,36 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	wg.Wait()
 	log.Info("hook daemon stopped", zap.String("root", opts.Root), zap.Error(context.Cause(ctx)))
 	return nil
+}
+
+// listen listens on the unix socket sock, which appears only once the
+// daemon listens: net.Listen binds (creating the file) before it listens,
+// and a client connecting in between is refused, taking it for a stale
+// socket. The caller holds the workspace's lock, so the temporary name is
+// its own; the rename also replaces a stale socket left by a killed daemon.
+func listen(sock string) (net.Listener, os.FileInfo, error) {
+	// ".new" is no longer than ".sock": a socket path holds 107 bytes.
+	tmp := strings.TrimSuffix(sock, ".sock") + ".new"
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("remove stale hook socket: %w", err)
+	}
+	ln, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hook daemon listen: %w", err)
+	}
+	// Closing must not unlink tmp, a name a later daemon may hold.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Rename(tmp, sock); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return nil, nil, fmt.Errorf("hook daemon socket: %w", err)
+	}
+	info, err := os.Stat(sock)
+	if err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("hook daemon socket: %w", err)
+	}
+	return ln, info, nil
 }
 
 // daemon is one Serve's state.
