@@ -14,11 +14,12 @@ BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
 all: build
 
-# bin/ctxls-hook is the small client Claude Code runs per hook (decision 0083),
-# linked statically: loading libc was 5-6 ms of each call on the 2-core VM.
+# bin/ctxls is the thin client people and hooks run (decision 0086), linked
+# statically: loading libc was 5-6 ms of each call on the 2-core VM. It runs
+# bin/ctxls-core, the full program, for all but the calls a daemon answers.
 build:
-	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/ctxls ./cmd/ctxls
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/ctxls-hook ./cmd/ctxls-hook
+	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/ctxls-core ./cmd/ctxls-core
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/ctxls ./cmd/ctxls
 
 # run is the main job on this repository: build, index it, and show the
 # auto-context for a question about it.

@@ -1,18 +1,20 @@
 // Packages the extension as a platform-specific .vsix with the binaries built
-// by `make build` inside it (dist/bin/<platform>-<arch>/ctxls, ctxls-hook), so the
+// by `make build` inside it (dist/bin/<platform>-<arch>/ctxls, ctxls-core), so the
 // extension works where ctxls is not on PATH. Usage: node extension/package.mjs
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const target = `${process.platform}-${process.arch}`;
 const exe = process.platform === "win32" ? "ctxls.exe" : "ctxls";
 execFileSync(process.execPath, ["extension/build.mjs"], { stdio: "inherit" });
 const dir = join("dist", "bin", target);
+// Only this build's binaries: a program an earlier build shipped must not ride along.
+rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-// The binaries: ctxls, and the small hook client that `ctxls init` installs
-// when it sits beside ctxls (docs/decisions/0083).
-for (const name of [exe, process.platform === "win32" ? "ctxls-hook.exe" : "ctxls-hook"]) {
+// The binaries: ctxls, the thin client, and ctxls-core, the full program it
+// runs (docs/decisions/0086).
+for (const name of [exe, process.platform === "win32" ? "ctxls-core.exe" : "ctxls-core"]) {
 	if (!existsSync(join("bin", name))) {
 		console.error(`package: ${join("bin", name)} is missing; run make build first`);
 		process.exit(1);

@@ -1,8 +1,8 @@
 // Package hookcall is the calling side of the hook daemon (package hookd):
 // the request and response, where a workspace's daemon listens, and how to
-// call or start it. It imports only the standard library, so that the small
-// hook client (cmd/ctxls-hook) starts in a fraction of the time of the full
-// ctxls binary (docs/decisions/0083).
+// call or start it. It imports only the standard library, so that the thin
+// client (cmd/ctxls) starts in a fraction of the time of the full program,
+// ctxls-core (docs/decisions/0083, 0086).
 package hookcall
 
 import (

@@ -15,15 +15,22 @@ import (
 	"github.com/ctxls/ctxls/store"
 )
 
-// hook runs the built binary as Claude Code does, with the prompt of
-// prompt() on stdin, and returns its additionalContext.
-func hook(t *testing.T, root, session string, env ...string) string {
+// core is bin/ctxls-core, the full program beside the thin client
+// CTXLS_BIN (cmd/ctxls).
+func core(t *testing.T) string {
 	t.Helper()
 	b := os.Getenv("CTXLS_BIN")
 	if b == "" {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
-	cmd := exec.Command(b, "hook", "user-prompt-submit")
+	return filepath.Join(filepath.Dir(b), "ctxls-core")
+}
+
+// hook runs ctxls-core's hook command with the prompt of prompt() on stdin,
+// and returns its additionalContext.
+func hook(t *testing.T, root, session string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(core(t), "hook", "user-prompt-submit")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = bytes.NewReader(prompt(root, session))
@@ -98,29 +105,29 @@ func TestHookDaemonOff(t *testing.T) {
 	}
 }
 
-// hookClient runs bin/ctxls-hook (built beside CTXLS_BIN) with args and
-// stdin; it must exit 0 whatever happens.
+// hookClient runs the thin client CTXLS_BIN with args and stdin, as Claude
+// Code runs what ctxls init installs; it must exit 0 whatever happens.
 func hookClient(t *testing.T, stdin []byte, args ...string) (stdout, stderr string) {
 	t.Helper()
 	b := os.Getenv("CTXLS_BIN")
 	if b == "" {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
-	cmd := exec.Command(filepath.Join(filepath.Dir(b), "ctxls-hook"), args...)
+	cmd := exec.Command(b, args...)
 	cmd.Dir = t.TempDir() // input without a cwd must not find the repository
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("ctxls-hook %v: %v (stderr %q)", args, err, errb.String())
+		t.Fatalf("ctxls %v: %v (stderr %q)", args, err, errb.String())
 	}
 	return out.String(), errb.String()
 }
 
-// ctxls-hook, what ctxls init installs: the first call is answered by the
-// full binary (which starts the daemon), the next by the daemon, with the
-// same context; input it cannot handle goes to the full binary, which
-// fails open.
+// The thin client, what ctxls init installs: the first call is answered by
+// ctxls-core (which starts the daemon), the next by the daemon, with the
+// same context; input it cannot handle goes to ctxls-core, which fails
+// open.
 func TestHookClientThroughBinary(t *testing.T) {
 	root := workspace(t)
 	sock, err := hookcall.SocketPath(root)
@@ -166,33 +173,44 @@ func daemonAnswers(t *testing.T, root string) int {
 	return bytes.Count(log, []byte(`"msg":"hook answered","daemon":true`))
 }
 
-// `ctxls query` asks the daemon too, and prints exactly what it prints on
-// its own.
+// `ctxls query` asks the daemon too, from the thin client and from
+// ctxls-core, and prints exactly what ctxls-core prints on its own.
 func TestQueryThroughDaemon(t *testing.T) {
 	root := workspace(t)
-	b := os.Getenv("CTXLS_BIN")
-	if b == "" {
-		t.Skip("CTXLS_BIN not set (run through make test)")
-	}
-	query := func(env ...string) string {
+	thin, full := os.Getenv("CTXLS_BIN"), core(t)
+	// The thin client must resolve the root and the active file (given
+	// relative to the working directory) as ctxls-core does.
+	dir := filepath.Join(root, "auth")
+	query := func(bin string, env ...string) string {
 		t.Helper()
-		cmd := exec.Command(b, "query", "--root", root, "--json", "--explain", "Why does AuthService.Login reject valid passwords?")
+		cmd := exec.Command(bin, "query", "--root", "..", "--json", "--explain", "--active-file", "auth.go",
+			"--limit=5", "Why does AuthService.Login", "reject valid passwords?")
+		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("ctxls query: %v", err)
+			t.Fatalf("%s query: %v", bin, err)
 		}
 		return string(out)
 	}
-	alone := query("CTXLS_HOOK_DAEMON=0")
-	query() // starts the daemon
+	answered := func() int {
+		log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+		return bytes.Count(log, []byte(`"msg":"query answered"`))
+	}
+	alone := query(full, "CTXLS_HOOK_DAEMON=0")
+	if !strings.Contains(alone, `"auth/auth.go"`) {
+		t.Fatalf("on its own: %s", alone)
+	}
+	query(thin) // ctxls-core answers and starts the daemon
 	sock, _ := hookcall.SocketPath(root)
 	waitFile(t, sock, false, "the daemon's socket")
-	if got := query(); got != alone {
-		t.Errorf("through the daemon:\n%s\non its own:\n%s", got, alone)
-	}
-	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
-	if !bytes.Contains(log, []byte(`"msg":"query answered"`)) {
-		t.Errorf("the daemon answered no query; log:\n%s", log)
+	for _, bin := range []string{thin, full} {
+		before := answered()
+		if got := query(bin); got != alone {
+			t.Errorf("%s through the daemon:\n%s\non its own:\n%s", bin, got, alone)
+		}
+		if answered() != before+1 {
+			t.Errorf("%s: the daemon did not answer the query", bin)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -29,13 +30,14 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 		t.Skipf("fake API script: %v", err)
 	}
 	root := workspace(t)
-	// As a person runs it: the hooks get the small client beside the binary.
+	// As a person runs it: the hooks run the thin client (bin is ctxls, and
+	// init runs in ctxls-core beside it).
 	if out, err := exec.Command(bin, "init", "--root", root, "--no-index").CombinedOutput(); err != nil {
 		t.Fatalf("ctxls init: %v %s", err, out)
 	}
 	settings, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
-	if !bytes.Contains(settings, []byte(filepath.Join(filepath.Dir(bin), "ctxls-hook"))) {
-		t.Errorf("ctxls init did not install ctxls-hook:\n%s", settings)
+	if quoted, _ := json.Marshal(bin); !bytes.Contains(settings, quoted) {
+		t.Errorf("ctxls init did not install %s:\n%s", bin, settings)
 	}
 
 	// The fake API on a free loopback port.

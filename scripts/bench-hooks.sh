@@ -3,11 +3,11 @@
 # process `ctxls hook user-prompt-submit` over the fixed prompts in
 # scripts/queries.txt and `ctxls hook post-tool-use` (Read of a file, which
 # re-checks it in the index) over as many files; median and p95, through
-# bin/ctxls-hook and the workspace's hook daemon (what ctxls init installs),
-# `ctxls hook` and the daemon, and `ctxls hook` alone (MODES).
+# the thin client bin/ctxls and the workspace's hook daemon (what ctxls init
+# installs), bin/ctxls-core and the daemon, and ctxls-core alone (MODES).
 set -euo pipefail
 BIN=${BIN:-$(pwd)/bin/ctxls}
-HOOK_BIN=${HOOK_BIN:-$(dirname "$BIN")/ctxls-hook}
+CORE=${CORE:-$(dirname "$BIN")/ctxls-core}
 SRC=${BENCH_ROOT:-$(go env GOROOT)/src}
 QUERIES=${QUERIES:-$(pwd)/scripts/queries.txt}
 WORK=${BENCH_WORK:-/tmp/ctxls-bench-goroot}
@@ -64,16 +64,16 @@ done < "$QUERIES"
 stat() { sort -n | awk '{a[NR]=$1} END { m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; i = int(0.95*NR + 0.999); if (i < 1) i = 1; printf "%.1f %.1f", m/1000, a[i]/1000 }'; }
 
 # run MODE: every prompt as a hook call, each in a new session. "client" is
-# what ctxls init installs: bin/ctxls-hook asking the workspace's warm daemon
-# (started by untimed first calls); "daemon" is `ctxls hook` asking it;
-# "in-process" is `ctxls hook` with CTXLS_HOOK_DAEMON=0.
+# what ctxls init installs: bin/ctxls asking the workspace's warm daemon
+# (started by untimed first calls); "daemon" is `ctxls-core hook` asking it;
+# "in-process" is `ctxls-core hook` with CTXLS_HOOK_DAEMON=0.
 run() {
-	local mode=$1 session="bench-$1-$(date +%s%N)" ups=() post=() i t0 t1 exe=$BIN
+	local mode=$1 session="bench-$1-$(date +%s%N)" ups=() post=() i t0 t1 exe=$CORE
 	if [ "$mode" = in-process ]; then
 		export CTXLS_HOOK_DAEMON=0
 	else
 		export CTXLS_HOOK_DAEMON=1
-		[ "$mode" = client ] && exe=$HOOK_BIN
+		[ "$mode" = client ] && exe=$BIN
 		for _ in 1 2 3; do sed "s/SESSION-/warm-$session-/" "$INPUTS/ups-1" | "$exe" hook user-prompt-submit >/dev/null; sleep 0.3; done
 	fi
 	for i in $(seq 1 "$n"); do

@@ -1,145 +1,76 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"go.uber.org/zap"
-
 	"github.com/ctxls/ctxls/hookcall"
-	"github.com/ctxls/ctxls/hooks"
-	"github.com/ctxls/ctxls/logging"
-	"github.com/ctxls/ctxls/store"
 )
 
-func newHookCmd() *cobra.Command {
-	var (
-		root     string
-		budget   int
-		deadline time.Duration
-	)
-	names := make([]string, 0, len(hooks.Events))
-	for n := range hooks.Events {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	cmd := &cobra.Command{
-		Use:   "hook EVENT",
-		Short: "Answer a Claude Code hook (reads its JSON on stdin)",
-		Long: `Hook answers one Claude Code hook event with additionalContext JSON on stdout,
-or with nothing. It never fails the session: on any error it prints nothing,
-exits 0 and logs why to <root>/.ctxls/ctxls.log.
+// hookWait bounds a hook call to the daemon. The daemon answers within the
+// hook's deadline (configurable, 1 s by default) plus a grace period; Claude
+// Code's own timeout for the hook is the real bound.
+const hookWait = 10 * time.Second
 
-Events: ` + strings.Join(names, ", "),
-		// A hook never fails the session, not even when it is installed
-		// wrongly: Claude Code reads exit code 2 as "block". Bad arguments
-		// are reported on stderr (shown to the user, not the model) and in
-		// the log, with exit code 0.
-		Args:               cobra.ArbitraryArgs,
-		ValidArgs:          names,
-		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: want one event (%s), got %q\n", strings.Join(names, ", "), args)
-				return nil
-			}
-			event := args[0]
-			if _, ok := hooks.Events[event]; !ok {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: unknown event %q (want one of %s)\n", event, strings.Join(names, ", "))
-				return nil
-			}
-			oneRequestRuntime()
-			runHook(cmd, event, root, hooks.Options{Budget: budget, Deadline: deadline,
-				BudgetSet: cmd.Flags().Changed("budget"), DeadlineSet: cmd.Flags().Changed("deadline")})
-			return nil
-		},
-	}
-	// A malformed flag value must not fail the session either.
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		fmt.Fprintf(c.ErrOrStderr(), "ctxls hook: %v\n", err)
-		return nil
-	})
-	cmd.Flags().StringVar(&root, "root", "", "workspace root (default: found from the input's cwd)")
-	cmd.Flags().IntVar(&budget, "budget", hooks.DefaultBudget, "additionalContext budget in characters")
-	cmd.Flags().DurationVar(&deadline, "deadline", hooks.DefaultDeadline, "answer with what is ready after this long")
-	return cmd
+// isHook says whether args are a plain hook call, `hook EVENT`: the form
+// `ctxls init` installs. Flags (--budget, --deadline, --root) are
+// ctxls-core's business.
+func isHook(args []string) bool {
+	return len(args) == 2 && args[0] == "hook" && len(args[1]) > 0 && args[1][0] != '-'
 }
 
-// runHook never returns an error: a hook fails open.
-func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
-	start := time.Now()
-	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hookcall.MaxInput+1))
-	log := zap.NewNop()
-	logRoot := root
-	if logRoot == "" {
-		if in, err := hooks.ParseInput(data); err == nil {
-			logRoot = hookcall.FindRoot(in.Cwd)
-		} else {
-			logRoot = hookcall.FindRoot("")
-		}
-	}
-	if _, err := os.Stat(store.Dir(logRoot)); err == nil {
-		if l, err := logging.File(filepath.Join(store.Dir(logRoot), "ctxls.log"), "info"); err == nil {
-			log = l
-		}
-	}
-	defer log.Sync()
+// hook answers the hook event through the workspace's daemon, else by
+// running ctxls-core with the same input (which answers in-process, logs,
+// and starts the daemon). It returns the exit code.
+func hook(core, event string) (code int) {
+	// A hook never fails the session.
 	defer func() {
 		if r := recover(); r != nil {
-			log.Error("hook panicked", zap.String("event", event), zap.Any("panic", r))
+			fmt.Fprintf(os.Stderr, "ctxls: internal error: %v\n", r)
+			code = 0
 		}
 	}()
-	if readErr != nil {
-		log.Warn("hook input unreadable", zap.String("event", event), zap.Error(readErr))
-		return
-	}
-	opts.Root, opts.Log = root, log
-	if d, cfg := daemonFor(logRoot, log); d.use {
-		// The daemon answers within the hook's deadline plus the grace
-		// period of its bookkeeping.
-		deadline := cfg.HookDeadline()
-		if opts.DeadlineSet {
-			deadline = opts.Deadline
-		}
-		d.wait = 2*deadline + time.Second
-		resp, err := d.call(cmd.Context(), &hookcall.Request{
-			Event: event, Budget: opts.Budget, Deadline: opts.Deadline, BudgetSet: opts.BudgetSet, DeadlineSet: opts.DeadlineSet,
-			Input: data,
-		})
-		switch {
-		case err == nil:
-			if len(resp.Output) > 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), string(resp.Output))
-			}
-			return
-		case !errors.Is(err, errInProcess):
-			return // too late for any answer; logged
-		}
-		defer d.startIfNeeded()
-	}
-	out, err := hooks.Run(cmd.Context(), event, data, opts)
+	data, err := io.ReadAll(io.LimitReader(os.Stdin, hookcall.MaxInput+1))
 	if err != nil {
-		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
-		if store.IsCorrupt(err) {
-			// Damaged pages surface only in the queries that meet them (Open
-			// reads the headers): the damaged file is moved aside so that
-			// the next call starts a new one. An index moved aside is
-			// rebuilt by `ctxls index` or the language server.
-			if r, rerr := store.Repair(cmd.Context(), logRoot); rerr != nil {
-				log.Warn("check index and state files", zap.Error(rerr))
-			} else if r != (store.Repaired{}) {
-				log.Warn("damaged files moved aside", zap.String("index", r.Index), zap.String("state", r.State))
-			}
-		}
-	} else if len(out) > 0 {
-		fmt.Fprintln(cmd.OutOrStdout(), string(out))
+		data = nil
 	}
-	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
+	if out, ok := hookViaDaemon(core, event, data); ok {
+		if len(out) > 0 {
+			os.Stdout.Write(append(out, '\n'))
+		}
+		return 0
+	}
+	return runCore(core, []string{"hook", event}, data)
+}
+
+// hookViaDaemon asks the workspace's daemon; ok is false when ctxls-core
+// must answer.
+func hookViaDaemon(core, event string, data []byte) (out []byte, ok bool) {
+	if hookcall.Off() || len(data) > hookcall.MaxInput {
+		return nil, false
+	}
+	var in struct {
+		Cwd string `json:"cwd"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, false
+	}
+	home, _ := os.UserHomeDir()
+	ctx, cancel := context.WithTimeout(context.Background(), hookWait)
+	defer cancel()
+	resp, err := hookcall.Call(ctx, &hookcall.Request{
+		Identity: hookcall.Identity(core), Home: home, Event: event, Root: hookcall.FindRoot(in.Cwd),
+		Input: data,
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, true // too late for any answer
+	case err != nil || resp.Refused != "":
+		return nil, false
+	}
+	return resp.Output, true
 }

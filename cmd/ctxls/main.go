@@ -1,74 +1,105 @@
-// Command ctxls is a context engine for AI coding assistants: it indexes a
-// workspace's code, retrieves what matters for a prompt or for what the
-// person is doing, and hands it to the assistant through hooks, a language
-// server and an MCP server.
+// Command ctxls is the program people, editors and Claude Code run. It is a
+// thin client: it links only the standard library and starts in a fraction
+// of the time of the full program, ctxls-core (installed beside it), whose
+// package initialisation and page faults were half of a query answered by a
+// workspace's daemon (docs/decisions/0086).
+//
+// The calls on a person's critical path that the workspace's daemon answers
+// go to the daemon: `ctxls hook EVENT` and `ctxls query`. Every other
+// command, and every call the daemon cannot serve (none runs yet, another
+// build, CTXLS_HOOK_DAEMON=0, flags it does not handle), is run by
+// ctxls-core with the same arguments, standard streams, environment and
+// exit code; it answers in-process and starts the daemon for the next call.
 package main
 
 import (
-	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"runtime/pprof"
+	"os/exec"
+	"path/filepath"
 	"syscall"
+
+	"github.com/ctxls/ctxls/hookcall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// coreName is the full program's file name.
+const coreName = "ctxls-core"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// CTXLS_CPUPROFILE=file writes a CPU profile of the command, for
-	// performance work on real trees.
-	if p := os.Getenv("CTXLS_CPUPROFILE"); p != "" {
-		if f, err := os.Create(p); err == nil {
-			pprof.StartCPUProfile(f)
-			defer f.Close()
+	args := os.Args[1:]
+	core, err := coreBinary()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ctxls: %v\n", err)
+		if isHook(args) {
+			os.Exit(0) // a hook never fails the session
+		}
+		os.Exit(1)
+	}
+	switch {
+	case isHook(args):
+		os.Exit(hook(core, args[1]))
+	case len(args) > 0 && args[0] == "query":
+		if q, ok := parseQuery(args[1:]); ok {
+			if out, ok := q.viaDaemon(core); ok {
+				os.Stdout.Write(out)
+				return
+			}
 		}
 	}
-	code := run(ctx, os.Args[1:])
-	pprof.StopCPUProfile()
-	stop()
-	os.Exit(code)
+	execCore(core, args)
 }
 
-// Exit codes shared by every command.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
-
-// run executes the command line and maps errors to exit codes.
-func run(ctx context.Context, args []string) int {
-	root := newRootCmd(args)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+// coreBinary is ctxls-core beside this executable, else on PATH.
+func coreBinary() (string, error) {
+	exe, err := hookcall.Executable()
 	if err == nil {
-		return exitOK
+		p := filepath.Join(filepath.Dir(exe), coreName)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			return p, nil
+		}
 	}
-	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
-		fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for usage.\n", err)
-		return exitUsage
+	p, err := exec.LookPath(coreName)
+	if err != nil {
+		where := "this program"
+		if exe != "" {
+			where = exe
+		}
+		return "", fmt.Errorf("%s, the program ctxls runs, is neither beside %s nor on PATH (make build puts both in bin/)", coreName, where)
 	}
-	var se silentError
-	if errors.As(err, &se) {
-		return se.code
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
 	}
-	fmt.Fprintf(os.Stderr, "ctxls: %v\n", err)
-	return exitError
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p, nil
 }
 
-// usageError marks an error in how a command was invoked (exit code 2).
-type usageError struct{ msg string }
+// execCore replaces this process with ctxls-core and the same arguments:
+// the language server, a long index run or a usage error behave exactly as
+// if ctxls-core had been started.
+func execCore(core string, args []string) {
+	err := syscall.Exec(core, append([]string{os.Args[0]}, args...), os.Environ())
+	fmt.Fprintf(os.Stderr, "ctxls: run %s: %v\n", core, err)
+	os.Exit(1)
+}
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// silentError carries an exit code for a failure already reported.
-type silentError struct{ code int }
-
-func (e silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+// runCore runs ctxls-core as a child with stdin (already read by this
+// process) and returns its exit code.
+func runCore(core string, args []string, stdin []byte) int {
+	cmd := exec.Command(core, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	fmt.Fprintf(os.Stderr, "ctxls: run %s: %v\n", core, err)
+	return 1
+}

@@ -26,11 +26,9 @@ test("Install Claude Code Hooks runs ctxls init without asking", async () => {
 		assert.equal(r.code, 0, cliError("ctxls init", r));
 		const settings = fs.readFileSync(path.join(root, ".claude", "settings.json"), "utf8");
 		assert.match(settings, /"user-prompt-submit"/);
-		// The small hook client beside the binary the extension found, when
-		// there is one (docs/decisions/0083); else that binary itself.
-		const client = path.join(path.dirname(bin), "ctxls-hook");
-		const expected = fs.existsSync(client) ? client : bin;
-		assert.ok(settings.includes(JSON.stringify(expected)), `the hooks run ${expected}`);
+		// The hooks run the binary the extension found: the thin client,
+		// which init (run by ctxls-core beside it) names (docs/decisions/0086).
+		assert.ok(settings.includes(JSON.stringify(bin)), `the hooks run ${bin}`);
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 		fs.rmSync(home, { recursive: true, force: true });

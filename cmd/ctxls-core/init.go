@@ -48,19 +48,17 @@ offers to build the index.`,
 			if err != nil {
 				return err
 			}
-			// Hooks run the small client beside this binary when there is
-			// one (decision 0083); the MCP server is the full binary.
-			hookCommand := command
+			// Hooks and the MCP server run the thin client beside this
+			// program when there is one (decision 0086).
 			if command == "" {
 				command = "ctxls"
 				if exe, err := os.Executable(); err == nil {
-					command = exe
+					command = frontCommand(exe)
 				}
-				hookCommand = hookClient(command)
 			}
 			w := cmd.OutOrStdout()
 			if plugin != "" {
-				files, err := install.Plugin(plugin, hookCommand, version)
+				files, err := install.Plugin(plugin, command, version)
 				if err != nil {
 					return err
 				}
@@ -83,7 +81,7 @@ offers to build the index.`,
 				}
 				path = filepath.Join(home, ".claude", "settings.json")
 			}
-			rep, err := install.Settings(path, install.Options{Command: hookCommand, Uninstall: uninstall})
+			rep, err := install.Settings(path, install.Options{Command: command, Uninstall: uninstall})
 			if err != nil {
 				return err
 			}
@@ -145,7 +143,7 @@ offers to build the index.`,
 	cmd.Flags().BoolVar(&global, "global", false, "install in ~/.claude/settings.json")
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove ctxls's hooks")
 	cmd.Flags().StringVar(&plugin, "plugin", "", "write a Claude Code plugin into this directory instead")
-	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable hooks run (default: this binary)")
+	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable hooks and the MCP server run (default: the ctxls beside this program)")
 	cmd.Flags().BoolVar(&buildIndex, "index", false, "build the index without asking")
 	cmd.Flags().BoolVar(&noIdx, "no-index", false, "do not offer to build the index")
 	cmd.Flags().BoolVar(&withMCP, "mcp", false, "also register the MCP server (ctxls mcp) in .mcp.json")
@@ -173,10 +171,10 @@ func registerMCP(w io.Writer, path, command string, uninstall bool) error {
 	return nil
 }
 
-// hookClient returns ctxls-hook beside the ctxls binary at exe when it
-// exists, else exe.
-func hookClient(exe string) string {
-	p := filepath.Join(filepath.Dir(exe), "ctxls-hook")
+// frontCommand returns the thin client ctxls beside ctxls-core at exe when
+// it exists, else exe.
+func frontCommand(exe string) string {
+	p := filepath.Join(filepath.Dir(exe), "ctxls")
 	if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 		return p
 	}

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -22,22 +21,14 @@ func rootFlag(cmd *cobra.Command, dst *string) {
 
 // resolveRoot checks that root is a directory and makes it absolute.
 func resolveRoot(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("root %s: %w", root, err)
-	}
-	info, err := os.Stat(abs)
-	if errors.Is(err, os.ErrNotExist) {
+	abs, err := wspath.Root(root)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return "", usagef("root %s does not exist", root)
-	}
-	if err != nil {
-		return "", fmt.Errorf("root %s: %w", root, err)
-	}
-	if !info.IsDir() {
+	case errors.Is(err, wspath.ErrNotDir):
 		return "", usagef("root %s is not a directory", root)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+	case err != nil:
+		return "", fmt.Errorf("root %s: %w", root, err)
 	}
 	return abs, nil
 }
@@ -52,21 +43,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // relToRoot returns p relative to root (slash-separated); p may be absolute
 // or relative to the current directory.
-func relToRoot(root, p string) (rel, abs string, err error) {
-	abs, err = filepath.Abs(p)
-	if err != nil {
-		return "", "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	r, err := filepath.Rel(root, abs)
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		// Not under root as a path from here: take it as root-relative.
-		return filepath.ToSlash(filepath.Clean(p)), filepath.Join(root, p), nil
-	}
-	return filepath.ToSlash(r), abs, nil
-}
+func relToRoot(root, p string) (rel, abs string, err error) { return wspath.Rel(root, p) }
 
 // repairCorrupt is err, unless err says a query met a damaged index or
 // state file of root: then the damaged file is moved aside (store.Repair)

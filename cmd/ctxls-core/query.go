@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieval"
+	"github.com/ctxls/ctxls/store"
+)
+
+// maxQueryBytes bounds the text analyzed for one query. A pasted log longer
+// than this is cut: its head names what failed.
+const maxQueryBytes = 32 << 10
+
+// queryFlags are shared by query and context.
+type queryFlags struct {
+	root         string
+	asJSON       bool
+	active       []string
+	refresh      bool
+	minRelevance float64
+}
+
+func (f *queryFlags) register(cmd *cobra.Command) {
+	rootFlag(cmd, &f.root)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringArrayVar(&f.active, "active-file", nil, "a file in play (repeatable; the first is the active one)")
+	cmd.Flags().BoolVar(&f.refresh, "refresh", false, "update the index before querying")
+	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: 0 for query, which ranks whatever matches; retrieval.minRelevance from config for context)")
+}
+
+// repairCorrupt is repairCorrupt for the workspace of the flags.
+func (f *queryFlags) repairCorrupt(ctx context.Context, err error) error {
+	if !store.IsCorrupt(err) {
+		return err
+	}
+	abs, rerr := resolveRoot(f.root)
+	if rerr != nil {
+		return err
+	}
+	return repairCorrupt(ctx, abs, err)
+}
+
+// open validates the arguments and opens the index, refreshing it if asked.
+func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (string, config.Config, *store.Store, string, error) {
+	text, err := queryText(stdin, args)
+	if err != nil {
+		return "", config.Config{}, nil, "", err
+	}
+	return f.openFor(ctx, text)
+}
+
+// queryText is the text to look up: the arguments, or stdin for "-".
+func queryText(stdin io.Reader, args []string) (string, error) {
+	text := strings.Join(args, " ")
+	if text == "-" {
+		// The text on stdin: pasted logs and issues exceed argv limits.
+		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		if err != nil {
+			return "", fmt.Errorf("read query from stdin: %w", err)
+		}
+		text = string(data)
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("empty query: pass the text to search for")
+	}
+	if len(text) > maxQueryBytes {
+		text = text[:maxQueryBytes]
+	}
+	return text, nil
+}
+
+// openFor opens the index for text, refreshing it if asked.
+func (f *queryFlags) openFor(ctx context.Context, text string) (string, config.Config, *store.Store, string, error) {
+	abs, err := resolveRoot(f.root)
+	if err != nil {
+		return "", config.Config{}, nil, "", err
+	}
+	cfg, err := config.Load(abs)
+	if err != nil {
+		return "", cfg, nil, "", err
+	}
+	if !f.refresh {
+		// Indexing uses every core; a plain query answers and exits.
+		oneRequestRuntime()
+	}
+	if f.refresh {
+		st, err := store.Open(ctx, abs, store.Options{})
+		if err != nil {
+			return "", cfg, nil, "", err
+		}
+		_, err = index.Run(ctx, st, index.Options{Root: abs, Config: cfg})
+		st.Close()
+		if err != nil {
+			return "", cfg, nil, "", err
+		}
+	}
+	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
+	if err != nil {
+		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
+	}
+	return abs, cfg, st, text, nil
+}
+
+func (f *queryFlags) request(abs, text string, limit int) retrieval.Request {
+	req := retrieval.Request{Text: text, Limit: limit, MinRelevance: f.minRelevance}
+	for _, a := range f.active {
+		if rel, _, err := relToRoot(abs, a); err == nil {
+			req.ActiveFiles = append(req.ActiveFiles, rel)
+		}
+	}
+	return req
+}
+
+func newQueryCmd() *cobra.Command {
+	var (
+		f       queryFlags
+		limit   int
+		explain bool
+	)
+	cmd := &cobra.Command{
+		Use:   "query [flags] TEXT|-",
+		Short: "Rank the workspace's files and entities for a message",
+		Long: `Query analyzes TEXT (a prompt, an issue, an error), ranks entities by
+lexical, exact-mention and graph evidence, and prints the best files and
+entities ("-" reads TEXT from stdin). With --json it prints one object:
+  {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
+			if limit <= 0 {
+				return usagef("--limit must be positive")
+			}
+			text, err := queryText(cmd.InOrStdin(), args)
+			if err != nil {
+				return err
+			}
+			// query ranks whatever matches (each result carries its
+			// relevance); only an explicit threshold makes it abstain.
+			if f.minRelevance < 0 {
+				f.minRelevance = 0
+			}
+			if !f.refresh {
+				// The workspace's daemon has the index open and warm.
+				if abs, err := resolveRoot(f.root); err == nil {
+					if d, _ := daemonFor(abs, zap.NewNop()); d.use {
+						req := f.request(abs, text, limit)
+						resp, err := d.call(cmd.Context(), &hookcall.Request{Query: &hookcall.Query{
+							Text: req.Text, Limit: req.Limit, MinRelevance: req.MinRelevance, ActiveFiles: req.ActiveFiles,
+							JSON: f.asJSON, Explain: explain,
+						}})
+						switch {
+						case err == nil && resp.Error != "":
+							return errors.New(resp.Error)
+						case err == nil:
+							_, err = cmd.OutOrStdout().Write(resp.Output)
+							return err
+						case !errors.Is(err, errInProcess):
+							return err
+						}
+						defer d.startIfNeeded()
+					}
+				}
+			}
+			abs, _, st, text, err := f.openFor(cmd.Context(), text)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			resp, err := retrieval.Query(cmd.Context(), st, f.request(abs, text, limit))
+			if err != nil {
+				return err
+			}
+			return writeQuery(cmd.OutOrStdout(), resp, f.asJSON, explain)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&limit, "limit", 10, "results to return")
+	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score")
+	return cmd
+}
+
+type jsonResult struct {
+	Path      string             `json:"path"`
+	Line      int                `json:"line"`
+	EndLine   int                `json:"endLine"`
+	Kind      string             `json:"kind"`
+	Name      string             `json:"name"`
+	QName     string             `json:"qualifiedName"`
+	Score     float64            `json:"score"`
+	Relevance float64            `json:"relevance"`
+	Signals   *retrieval.Signals `json:"signals,omitempty"`
+	Why       []string           `json:"why,omitempty"`
+}
+
+type jsonQuery struct {
+	Files     []retrieval.FileResult `json:"files"`
+	Results   []jsonResult           `json:"results"`
+	Abstained bool                   `json:"abstained"`
+	Reason    string                 `json:"reason,omitempty"`
+	Terms     map[string]float64     `json:"terms,omitempty"`
+	Triggers  any                    `json:"triggers,omitempty"`
+}
+
+func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
+	out := jsonQuery{Files: resp.Files, Results: []jsonResult{}, Abstained: resp.Abstain, Reason: resp.Reason}
+	if out.Files == nil {
+		out.Files = []retrieval.FileResult{}
+	}
+	if !explain {
+		out.Files = make([]retrieval.FileResult, len(resp.Files))
+		for i, f := range resp.Files {
+			f.Signals = nil
+			out.Files[i] = f
+		}
+	}
+	for _, r := range resp.Results {
+		jr := jsonResult{Path: r.Entity.Path, Line: r.Entity.StartLine, EndLine: r.Entity.EndLine, Kind: r.Entity.Kind,
+			Name: r.Entity.Name, QName: r.Entity.QName, Score: r.Score, Relevance: r.Relevance}
+		if explain {
+			s := r.Signals
+			jr.Signals, jr.Why = &s, r.Why
+		}
+		out.Results = append(out.Results, jr)
+	}
+	if explain {
+		out.Terms, out.Triggers = resp.Terms, resp.Triggers
+	}
+	return out
+}
+
+// writeQuery prints a query's answer as `ctxls query` does.
+func writeQuery(w io.Writer, resp *retrieval.Response, asJSON, explain bool) error {
+	if asJSON {
+		return writeJSON(w, queryJSON(resp, explain))
+	}
+	printQuery(w, resp, explain)
+	return nil
+}
+
+// answerQuery is the daemon's side of `ctxls query`: the command's output
+// for q, from the daemon's open index.
+func answerQuery(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error) {
+	resp, err := retrieval.Query(ctx, st, retrieval.Request{Text: q.Text, Limit: q.Limit, MinRelevance: q.MinRelevance, ActiveFiles: q.ActiveFiles})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeQuery(&buf, resp, q.JSON, q.Explain); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
+	if resp.Abstain {
+		fmt.Fprintf(w, "no relevant context (%s)\n", resp.Reason)
+		return
+	}
+	fmt.Fprintln(w, "files:")
+	for _, f := range resp.Files {
+		fmt.Fprintf(w, "  %6.3f  %s\n", f.Score, f.Path)
+		if explain && f.Signals != nil {
+			s := f.Signals
+			fmt.Fprintf(w, "          whole %.2f lexical %.2f coverage %.2f exact %.2f graph %.2f active %.2f × demotion %.2f\n",
+				s.Whole, s.Lexical, s.Coverage, s.Exact, s.Graph, s.Active, s.Demotion)
+		}
+	}
+	fmt.Fprintln(w, "entities:")
+	for _, r := range resp.Results {
+		e := r.Entity
+		fmt.Fprintf(w, "  %6.3f  %-9s %s  %s:%d\n", r.Score, e.Kind, e.QName, e.Path, e.StartLine)
+		if explain {
+			s := r.Signals
+			fmt.Fprintf(w, "          relevance %.2f = lexical %.2f coverage %.2f exact %.2f active %.2f graph %.2f", r.Relevance, s.Lexical, s.Coverage, s.Exact, s.Active, s.Graph)
+			if len(r.Why) > 0 {
+				fmt.Fprintf(w, "  (%s)", strings.Join(r.Why, "; "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if explain {
+		fmt.Fprintln(w, "triggers:")
+		for _, t := range resp.Triggers {
+			fmt.Fprintf(w, "  %-15s %.2f  %s", t.Type, t.Relevance, t.Query)
+			if t.Line > 0 {
+				fmt.Fprintf(w, ":%d", t.Line)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func newContextCmd() *cobra.Command {
+	var (
+		f         queryFlags
+		maxTokens int
+	)
+	cmd := &cobra.Command{
+		Use:   "context [flags] TEXT|-",
+		Short: "Assemble the auto-context for a message within a token budget",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
+			abs, cfg, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if f.minRelevance < 0 {
+				f.minRelevance = cfg.Retrieval.MinRelevance
+			}
+			if cmd.Flags().Changed("max-tokens") {
+				if maxTokens <= 0 {
+					return usagef("--max-tokens must be positive")
+				}
+				cfg.Retrieval.MaxTokens = maxTokens
+			}
+			c, _, err := retrieval.QueryContext(cmd.Context(), st, f.request(abs, text, 2*cfg.Retrieval.MaxSections), retrieval.ContextOptions{
+				Root: abs, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
+			})
+			if err != nil {
+				return err
+			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					*retrieval.Context
+					Markdown string `json:"markdown"`
+				}{c, c.Markdown})
+			}
+			fmt.Fprint(cmd.OutOrStdout(), c.Markdown)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&maxTokens, "max-tokens", 4000, "token budget (default: retrieval.maxTokens from config)")
+	return cmd
+}
