@@ -62,11 +62,20 @@ func Ping(ctx context.Context, root string) error {
 // its own with no standard streams, so that it outlives the hook process and
 // holds none of Claude Code's pipes open. It does not wait for the daemon.
 func Spawn(exe, root string) error {
-	cmd := exec.Command(exe, "daemon", "--root", root)
-	cmd.Dir = root
+	if err := Detach(exe, root, "daemon", "--root", root); err != nil {
+		return fmt.Errorf("start hook daemon: %w", err)
+	}
+	return nil
+}
+
+// Detach starts exe with args in dir, in the background and in a session of
+// its own with no standard streams, and does not wait for it.
+func Detach(exe, dir string, args ...string) error {
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start hook daemon: %w", err)
+		return err
 	}
 	return cmd.Process.Release()
 }

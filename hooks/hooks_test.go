@@ -361,8 +361,8 @@ func TestDamagedStateFileIsMovedAside(t *testing.T) {
 }
 
 // Damaged pages of the index cost one answer too: the call that meets them
-// fails open and moves the index aside (the state file stays), so that the
-// calls after it do not all fail the same way.
+// fails open, moves the index aside (the state file stays) and rebuilds it
+// in the background, so that the calls after it answer again.
 func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0")
 	root := workspace(t)
@@ -390,7 +390,42 @@ func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 	if aside, _ := filepath.Glob(store.StatePath(root) + ".corrupt-*"); len(aside) != 0 {
 		t.Errorf("the sound state file was moved aside too: %v", aside)
 	}
-	if _, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": "s2", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"})); code != 0 {
-		t.Errorf("after the repair: exit %d", code)
+	for i, deadline := 2, time.Now().Add(60*time.Second); ; i++ {
+		out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": fmt.Sprintf("s%d", i), "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+		if code != 0 {
+			t.Fatalf("after the repair: exit %d", code)
+		}
+		if strings.Contains(out, "AuthService") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hooks answered nothing for a minute after the damaged index was moved aside")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitIndexers(t, root)
+}
+
+// waitIndexers waits until no `index --root root` process runs, so that
+// none writes into the test's directory while it is removed.
+func waitIndexers(t *testing.T, root string) {
+	t.Helper()
+	marker := []byte("index\x00--root\x00" + root + "\x00")
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		running := false
+		for _, p := range cmdlines {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, marker) {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an indexer of the workspace is still running")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

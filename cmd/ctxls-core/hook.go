@@ -130,16 +130,34 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		if store.IsCorrupt(err) {
 			// Damaged pages surface only in the queries that meet them (Open
 			// reads the headers): the damaged file is moved aside so that
-			// the next call starts a new one. An index moved aside is
-			// rebuilt by `ctxls index` or the language server.
+			// the next call starts a new one, and an index moved aside is
+			// rebuilt in the background (the language server, if one runs,
+			// waits for the index lock or finds the work done).
 			if r, rerr := store.Repair(cmd.Context(), logRoot); rerr != nil {
 				log.Warn("check index and state files", zap.Error(rerr))
 			} else if r != (store.Repaired{}) {
 				log.Warn("damaged files moved aside", zap.String("index", r.Index), zap.String("state", r.State))
+				if r.Index != "" {
+					rebuild(logRoot, log)
+				}
 			}
 		}
 	} else if len(out) > 0 {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
+}
+
+// rebuild starts `ctxls-core index` for root in the background, so that
+// the hooks answer again once it is done.
+func rebuild(root string, log *zap.Logger) {
+	exe, err := hookcall.Executable()
+	if err == nil {
+		err = hookcall.Detach(exe, root, "index", "--root", root)
+	}
+	if err != nil {
+		log.Warn("index not rebuilt; run 'ctxls index'", zap.Error(err))
+		return
+	}
+	log.Info("rebuilding the index in the background", zap.String("root", root))
 }
