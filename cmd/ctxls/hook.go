@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,18 +58,9 @@ func hookViaDaemon(core, event string, data []byte) (out []byte, ok bool) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, false
 	}
-	home, _ := os.UserHomeDir()
-	ctx, cancel := context.WithTimeout(context.Background(), hookWait)
-	defer cancel()
-	resp, err := hookcall.Call(ctx, &hookcall.Request{
-		Identity: hookcall.Identity(core), Home: home, Event: event, Root: hookcall.FindRoot(in.Cwd),
-		Input: data,
-	})
-	switch {
-	case err != nil && ctx.Err() != nil:
+	out, answered, late := ask(core, &hookcall.Request{Event: event, Root: hookcall.FindRoot(in.Cwd), Input: data}, hookWait)
+	if late {
 		return nil, true // too late for any answer
-	case err != nil || resp.Refused != "":
-		return nil, false
 	}
-	return resp.Output, true
+	return out, answered
 }

@@ -1,5 +1,6 @@
 // Command ctxls is the program people, editors and Claude Code run. It is a
-// thin client: it links only the standard library and starts in a fraction
+// thin client: it links only the standard library (and hookcall and
+// internal/wspath, which link nothing else) and starts in a fraction
 // of the time of the full program, ctxls-core (installed beside it), whose
 // package initialisation and page faults were half of a query answered by a
 // workspace's daemon (docs/decisions/0086).
@@ -14,12 +15,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/ctxls/ctxls/hookcall"
 )
@@ -40,15 +43,43 @@ func main() {
 	switch {
 	case isHook(args):
 		os.Exit(hook(core, args[1]))
-	case len(args) > 0 && args[0] == "query":
+	case len(args) > 0 && args[0] == "query" && !hookcall.Off():
 		if q, ok := parseQuery(args[1:]); ok {
-			if out, ok := q.viaDaemon(core); ok {
-				os.Stdout.Write(out)
-				return
+			if req, ok := q.request(); ok {
+				out, answered, late := ask(core, req, queryWait)
+				switch {
+				case late:
+					// Asking again in ctxls-core would wait as long.
+					fmt.Fprintf(os.Stderr, "ctxls: the workspace daemon did not answer within %v\n", queryWait)
+					os.Exit(1)
+				case answered:
+					os.Stdout.Write(out)
+					return
+				}
 			}
 		}
 	}
 	execCore(core, args)
+}
+
+// ask sends req, with this user's home directory, to the workspace's daemon
+// as a client of core's build. answered is false when ctxls-core must run
+// the call instead (no daemon, another build, a refusal or an error, which
+// ctxls-core reports); late, when the daemon took the call but did not
+// answer within wait.
+func ask(core string, req *hookcall.Request, wait time.Duration) (out []byte, answered, late bool) {
+	req.Identity = hookcall.Identity(core)
+	req.Home, _ = os.UserHomeDir()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	resp, err := hookcall.Call(ctx, req)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, false, true
+	case err != nil, resp.Refused != "", resp.Error != "":
+		return nil, false, false
+	}
+	return resp.Output, true, false
 }
 
 // coreBinary is ctxls-core beside this executable, else on PATH.

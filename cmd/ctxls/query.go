@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -102,13 +99,10 @@ func parseQuery(args []string) (q query, ok bool) {
 	return q, true
 }
 
-// viaDaemon asks the workspace's daemon for the query's output; ok is false
-// when ctxls-core must run the command (it asks the daemon again, answers
-// in-process, and starts a daemon when none could serve the call).
-func (q *query) viaDaemon(core string) (out []byte, ok bool) {
-	if hookcall.Off() {
-		return nil, false
-	}
+// request is the daemon's request for the query, its root resolved and
+// its active files relative to it as ctxls-core would send them; ok is
+// false when the root is not a directory (ctxls-core says so).
+func (q *query) request() (req *hookcall.Request, ok bool) {
 	root, err := wspath.Root(q.root)
 	if err != nil {
 		return nil, false
@@ -119,22 +113,6 @@ func (q *query) viaDaemon(core string) (out []byte, ok bool) {
 			active = append(active, rel)
 		}
 	}
-	home, _ := os.UserHomeDir()
-	ctx, cancel := context.WithTimeout(context.Background(), queryWait)
-	defer cancel()
-	resp, err := hookcall.Call(ctx, &hookcall.Request{
-		Identity: hookcall.Identity(core), Home: home, Root: root,
-		Query: &hookcall.Query{Text: q.text, Limit: q.limit, MinRelevance: q.minRelevance, ActiveFiles: active,
-			JSON: q.json, Explain: q.explain},
-	})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		// The daemon took the call and did not answer: asking again in
-		// ctxls-core would wait as long.
-		fmt.Fprintf(os.Stderr, "ctxls: the workspace daemon did not answer within %v: %v\n", queryWait, err)
-		os.Exit(1)
-	case err != nil, resp.Refused != "", resp.Error != "":
-		return nil, false
-	}
-	return resp.Output, true
+	return &hookcall.Request{Root: root, Query: &hookcall.Query{Text: q.text, Limit: q.limit,
+		MinRelevance: q.minRelevance, ActiveFiles: active, JSON: q.json, Explain: q.explain}}, true
 }

@@ -106,9 +106,13 @@ func TestQueryViaDaemon(t *testing.T) {
 	if !ok {
 		t.Fatal("parseQuery refused the command line")
 	}
-	out, ok := q.viaDaemon(core)
+	req, ok := q.request()
 	if !ok {
-		t.Fatal("the daemon did not answer")
+		t.Fatal("no request for the command line")
+	}
+	out, answered, late := ask(core, req, queryWait)
+	if !answered || late {
+		t.Fatalf("the daemon did not answer (late %v)", late)
 	}
 	var got hookcall.Query
 	if err := json.Unmarshal(out, &got); err != nil {
@@ -123,7 +127,8 @@ func TestQueryViaDaemon(t *testing.T) {
 	if err := os.WriteFile(other, []byte("other build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := q.viaDaemon(other); ok {
+	req, _ = q.request()
+	if _, answered, _ := ask(other, req, queryWait); answered {
 		t.Error("a refused call was taken as answered")
 	}
 }
