@@ -62,6 +62,22 @@ type Entry struct {
 	Content  string         `json:"content"`
 	Priority Priority       `json:"priority"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Fingerprint, when set, stands for Content in the per-session dedup:
+	// what identifies the entry's substance, so that it is not injected
+	// again when only a detail that does not matter changed (a code
+	// entry's line number after an edit above it).
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// fingerprintKey carries Entry.Fingerprint in the stored metadata.
+const fingerprintKey = "_fingerprint"
+
+// dedupHash is what the per-session dedup compares for e.
+func (e Entry) dedupHash() string {
+	if e.Fingerprint != "" {
+		return Hash(e.Fingerprint)
+	}
+	return Hash(e.Content)
 }
 
 // Key is the dedup key source:id.
@@ -100,19 +116,30 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 		return fmt.Errorf("register context: %w", err)
 	}
 	defer tx.Rollback()
-	now := c.now().UnixMilli()
-	for _, e := range entries {
+	// created orders the pending entries: the registration time in
+	// milliseconds, times 1000, plus the entry's position in this call, so
+	// that a source's entries keep the order it gave them (by relevance).
+	now := c.now().UnixMilli() * 1000
+	for i, e := range entries {
 		if strings.TrimSpace(e.Content) == "" {
 			continue
 		}
-		meta, err := json.Marshal(e.Metadata)
+		md := e.Metadata
+		if e.Fingerprint != "" {
+			md = make(map[string]any, len(e.Metadata)+1)
+			for k, v := range e.Metadata {
+				md[k] = v
+			}
+			md[fingerprintKey] = e.Fingerprint
+		}
+		meta, err := json.Marshal(md)
 		if err != nil {
 			meta = []byte("{}")
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_pending(session, key, source, id, content, priority, metadata, created)
 			VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(session, key) DO UPDATE SET content = excluded.content,
 			priority = excluded.priority, metadata = excluded.metadata, created = excluded.created`,
-			c.session, e.Key(), e.Source, e.ID, e.Content, int(e.Priority), string(meta), now); err != nil {
+			c.session, e.Key(), e.Source, e.ID, e.Content, int(e.Priority), string(meta), now+int64(min(i, 999))); err != nil {
 			return fmt.Errorf("register context %s: %w", e.Key(), err)
 		}
 	}
@@ -151,6 +178,10 @@ func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
 		}
 		p.e.Priority = Priority(prio)
 		json.Unmarshal([]byte(meta), &p.e.Metadata)
+		if fp, ok := p.e.Metadata[fingerprintKey].(string); ok {
+			p.e.Fingerprint = fp
+			delete(p.e.Metadata, fingerprintKey)
+		}
 		all = append(all, p)
 	}
 	rows.Close()
@@ -161,7 +192,7 @@ func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
 	var b strings.Builder
 	now := c.now().UnixMilli()
 	for _, p := range all {
-		h := Hash(p.e.Content)
+		h := p.e.dedupHash()
 		if p.seen == h {
 			res.DedupHits++
 			continue

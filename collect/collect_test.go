@@ -107,3 +107,54 @@ func TestConcurrentConsumersInjectOnce(t *testing.T) {
 	}
 	_ = st
 }
+
+// A source's entries keep the order it registered them in (by relevance),
+// not the order of their keys.
+func TestConsumeKeepsRegistrationOrder(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	c := New(st, "order")
+	c.Register(ctx,
+		Entry{Source: "code", ID: "z.go#Best", Content: "best", Priority: Normal},
+		Entry{Source: "code", ID: "a.go#Second", Content: "second", Priority: Normal},
+		Entry{Source: "code", ID: "m.go#Third", Content: "third", Priority: Normal},
+	)
+	res, err := c.Consume(ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join([]string{"best", "second", "third"}, Separator); res.Merged != want {
+		t.Fatalf("merged %q, want %q", res.Merged, want)
+	}
+}
+
+// An entry whose fingerprint was injected is not injected again when only
+// its rendering moved (a line number); a changed fingerprint is.
+func TestFingerprintDedup(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	c := New(st, "fp")
+	round := func(content, fp string) Result {
+		t.Helper()
+		if err := c.Register(ctx, Entry{Source: "code", ID: "a.go#F", Content: content, Fingerprint: fp}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Consume(ctx, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := round("F — a.go:10\nbody", "body"); len(res.Entries) != 1 {
+		t.Fatalf("first injection: %+v", res)
+	}
+	if res := round("F — a.go:14\nbody", "body"); len(res.Entries) != 0 || res.DedupHits != 1 {
+		t.Fatalf("moved entry injected again: %+v", res)
+	}
+	if res := round("F — a.go:14\nnew body", "new body"); len(res.Entries) != 1 {
+		t.Fatalf("changed entry not injected: %+v", res)
+	}
+	if res := round("F — a.go:14\nnew body", "new body"); len(res.Entries) != 0 || res.Entries != nil && res.Entries[0].Metadata[fingerprintKey] != nil {
+		t.Fatalf("fingerprint leaked or re-injected: %+v", res)
+	}
+}

@@ -53,7 +53,7 @@ func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	req := retrieval.Request{Text: text, Limit: 2 * ev.Config.Retrieval.MaxSections, MinRelevance: ev.Config.Retrieval.MinRelevance, EntitiesOnly: true}
+	req := retrieval.ForPrompt(text, ev.Config.Retrieval.MaxSections)
 	// Continuity: files in play and symbols of the previous prompts carry
 	// over with reduced weight ("now add validation" after "AuthService").
 	since := time.Now().Add(-continuityWindow)
@@ -101,6 +101,8 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 				Source: "code", ID: fmt.Sprintf("%s#%s", it.Path, it.QName), Priority: prio,
 				Content:  strings.TrimSpace(retrieval.RenderItem(&it)),
 				Metadata: map[string]any{"section": s.Title, "relevance": it.Relevance},
+				// The entity's text without its line: moved code is not new.
+				Fingerprint: strings.Join([]string{it.Kind, it.Signature, it.Doc, it.Excerpt}, "\x00"),
 			})
 		}
 	}

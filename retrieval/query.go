@@ -53,6 +53,9 @@ type Request struct {
 	// NoMessageTerms stops Text's plain words from being searched: only
 	// the triggers found in it count.
 	NoMessageTerms bool
+	// Gate is the evidence needed before answering; the zero value is
+	// GateRelevance.
+	Gate Gate
 }
 
 // Signals are the evidence behind a score, for --explain.
@@ -199,9 +202,10 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// 1. Weighted terms: every word of the message counts once; identifiers
 	// a trigger names count more.
 	weights := map[string]float64{}
+	fromMessage := map[string]bool{}
 	an := analyzer.New()
 	if !req.NoMessageTerms {
-		an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1) })
+		an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1); fromMessage[t] = true })
 	}
 	for _, tr := range triggers {
 		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
@@ -296,8 +300,41 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		c.mass = m
 	}
 
-	// 3. Exact mentions.
-	if err := exactMatches(ctx, st, triggers, get); err != nil {
+	// 3. Exact mentions: the message's own first, so that the prompt gate
+	// sees what the message names apart from what earlier turns carried.
+	if err := exactMatches(ctx, st, messageTriggers, get); err != nil {
+		return nil, err
+	}
+	if req.Gate == GatePrompt {
+		var named float64
+		for _, c := range cands {
+			named = math.Max(named, c.exact)
+		}
+		var msgTerms []string // rarest first: the likeliest code words
+		for _, t := range terms {
+			if fromMessage[t] {
+				msgTerms = append(msgTerms, t)
+			}
+		}
+		words, err := codeWords(ctx, st, msgTerms, df)
+		if err != nil {
+			return nil, err
+		}
+		if named < namedCode && words < promptCodeWords {
+			one, err := namesOneDeclaration(ctx, st, req.Text)
+			if err != nil {
+				return nil, err
+			}
+			if one {
+				named = 1
+			}
+		}
+		if why := promptGate(named, words); why != "" {
+			resp.Abstain, resp.Reason = true, why
+			return resp, nil
+		}
+	}
+	if err := exactMatches(ctx, st, req.Triggers, get); err != nil {
 		return nil, err
 	}
 	for i, p := range req.ActiveFiles {
@@ -364,6 +401,9 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		e, ok := ents[id]
 		if !ok {
 			continue // a stale edge target
+		}
+		if req.Gate == GatePrompt && !wantDocs && isProse(e.Path) {
+			continue
 		}
 		lexN := 0.0
 		if maxLex > 0 {

@@ -26,3 +26,12 @@ func QueryContext(ctx context.Context, st *store.Store, req Request, opts Contex
 	}
 	return c, resp, nil
 }
+
+// ForPrompt is the request for a person's message to an assistant: the
+// prompt gate (decision 0091), its relevance threshold, and twice
+// maxSections candidates for Assemble to choose from. The prompt hook,
+// `ctxls context` and the MCP context_query tool all start from it, so that
+// the same text gets the same context on every surface.
+func ForPrompt(text string, maxSections int) Request {
+	return Request{Text: text, Limit: 2 * max(maxSections, 5), MinRelevance: PromptMinRelevance, EntitiesOnly: true, Gate: GatePrompt}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -470,6 +471,23 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// DeclaresTerm reports whether term occurs in the name, qualified name or
+// signature of some indexed entity: whether it is a word of this
+// workspace's declarations, not only of its comments and bodies. The
+// relevance gate counts such words in a prompt (retrieval.GatePrompt).
+func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1`,
+		`{name qname signature} : `+orQuery([]string{term})).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, classify(fmt.Errorf("declared term %q: %w", term, err))
+	}
+	return true, nil
 }
 
 // SearchTerm runs a one-term full-text query and returns the best limit

@@ -317,16 +317,20 @@ func newContextCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			if f.minRelevance < 0 {
-				f.minRelevance = cfg.Retrieval.MinRelevance
-			}
 			if cmd.Flags().Changed("max-tokens") {
 				if maxTokens <= 0 {
 					return usagef("--max-tokens must be positive")
 				}
 				cfg.Retrieval.MaxTokens = maxTokens
 			}
-			c, _, err := retrieval.QueryContext(cmd.Context(), st, f.request(abs, text, 2*cfg.Retrieval.MaxSections), retrieval.ContextOptions{
+			// The prompt hook's request, so that this shows what the hook
+			// would inject for the same text.
+			req := retrieval.ForPrompt(text, cfg.Retrieval.MaxSections)
+			req.ActiveFiles = f.request(abs, text, 0).ActiveFiles
+			if cmd.Flags().Changed("min-relevance") {
+				req.MinRelevance = f.minRelevance
+			}
+			c, _, err := retrieval.QueryContext(cmd.Context(), st, req, retrieval.ContextOptions{
 				Root: abs, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
 			})
 			if err != nil {

@@ -1,0 +1,118 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+// gateWorkspace is the test workspace plus prose that shares its words.
+func gateWorkspace(t *testing.T) *store.Store {
+	t.Helper()
+	root := t.TempDir()
+	all := map[string]string{
+		"CHANGELOG.md": "# Changelog\n\n## Login retries continue the user session\n\nPassword checks now continue after a retry; thanks to everyone, looks good.\n",
+	}
+	for p, c := range files {
+		all[p] = c
+	}
+	for p, c := range all {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestPromptGate(t *testing.T) {
+	st := gateWorkspace(t)
+	carried := []analyzer.Trigger{{Type: analyzer.TriggerSymbol, Relevance: 0.5, Query: "AuthService"}}
+	cases := []struct {
+		name     string
+		text     string
+		carried  bool // triggers of earlier prompts in the session
+		want     bool // context expected
+		wantPath string
+	}{
+		{name: "continuation", text: "yes please continue"},
+		{name: "thanks", text: "thanks, that looks good"},
+		{name: "ok", text: "ok"},
+		{name: "off-topic", text: "write a haiku about autumn"},
+		{name: "off-topic mid-session", text: "write a haiku about autumn", carried: true},
+		{name: "continuation mid-session", text: "continue", carried: true},
+		{name: "punctuation", text: "!!!???..."},
+		{name: "emoji", text: "🙂🙂🙂👍"},
+		{name: "another language", text: "¿Qué tiempo hace hoy en Madrid?"},
+		{name: "code words", text: "the login should check the password hash in the user store", want: true, wantPath: "auth/"},
+		{name: "named symbol", text: "why does issueToken prefix the user", want: true, wantPath: "auth/service.go"},
+		{name: "one declared word", text: "Login", want: true, wantPath: "auth/service.go"},
+		{name: "code prompt mid-session", text: "render the invoice total for the customer", carried: true, want: true, wantPath: "billing/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := ForPrompt(tc.text, 10)
+			if tc.carried {
+				req.Triggers = carried
+			}
+			resp, err := Query(context.Background(), st, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := !resp.Abstain && len(resp.Results) > 0
+			if got != tc.want {
+				t.Fatalf("context given = %v, want %v (reason %q, %d results)", got, tc.want, resp.Reason, len(resp.Results))
+			}
+			if tc.want {
+				found := false
+				for _, r := range resp.Results[:min(3, len(resp.Results))] {
+					found = found || strings.HasPrefix(r.Entity.Path, tc.wantPath)
+				}
+				if !found {
+					t.Errorf("no result under %s among the first three: %s first", tc.wantPath, resp.Results[0].Entity.Path)
+				}
+			}
+			if !tc.want && resp.Reason == "" {
+				t.Error("abstained without a reason")
+			}
+		})
+	}
+}
+
+func TestPromptLeavesProseOutUnlessAsked(t *testing.T) {
+	st := gateWorkspace(t)
+	for _, tc := range []struct {
+		text      string
+		wantProse bool
+	}{
+		{"login retries should continue the user session after a password check", false},
+		{"update the changelog docs: login retries continue the user session after a password check", true},
+	} {
+		resp, err := Query(context.Background(), st, ForPrompt(tc.text, 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prose := false
+		for _, r := range resp.Results {
+			prose = prose || isProse(r.Entity.Path)
+		}
+		if prose != tc.wantProse {
+			t.Errorf("%q: prose among %d results = %v, want %v", tc.text, len(resp.Results), prose, tc.wantProse)
+		}
+	}
+}
