@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
@@ -52,8 +53,20 @@ func prepare(ctx context.Context, ev *Event) error {
 			}
 		}
 	}
+	if IsProbeSession(in.SessionID) {
+		return nil // a health check's calls are not the person's activity
+	}
 	return ev.Store.RecordActivity(ctx, acts...)
 }
+
+// ProbeSessionPrefix starts the session id of calls that check the hooks
+// work (ctxls doctor's canaries): they run every step but record no
+// activity, so their prompts and files never reach a real session's
+// working set, recent prompts or the MCP session resource.
+const ProbeSessionPrefix = "ctxls-probe-"
+
+// IsProbeSession reports whether id names a probe session.
+func IsProbeSession(id string) bool { return strings.HasPrefix(id, ProbeSessionPrefix) }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -140,7 +140,7 @@ func (d *doctor) run(ctx context.Context) {
 	}
 	for _, ev := range []string{"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-batch", "pre-compact"} {
 		in := canaries[ev]
-		in["session_id"] = fmt.Sprintf("ctxls-doctor-%d", time.Now().UnixNano())
+		in["session_id"] = fmt.Sprintf("%sdoctor-%d", hooks.ProbeSessionPrefix, time.Now().UnixNano())
 		in["cwd"] = d.root
 		in["hook_event_name"] = hooks.Events[ev]
 		data, _ := json.Marshal(in)
