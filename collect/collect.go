@@ -242,6 +242,16 @@ func (c *Collector) Seen(ctx context.Context, key, content string) (bool, error)
 	return h == Hash(content), nil
 }
 
+// WasInjected reports whether e, as it is now, was already injected in the
+// session: Consume would drop it.
+func (c *Collector) WasInjected(ctx context.Context, e Entry) bool {
+	var h string
+	if err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, e.Key()).Scan(&h); err != nil {
+		return false
+	}
+	return h == e.dedupHash()
+}
+
 // Injected reports whether the session was given anything under this key,
 // whatever its content; sources whose rendering varies between calls (a
 // relevance percentage) dedup by key with it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
@@ -49,21 +50,35 @@ func isEdit(tool string) bool {
 }
 
 func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	text := truncate(ev.Input.Prompt, 32<<10)
+	entries, _, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true)
+	return entries, err
+}
+
+// PromptEntries returns the code the prompt hook gives for a prompt in a
+// session, one entry per entity in relevance order, before the session's
+// dedup; or none and the reason. The request is retrieval.ForPrompt with
+// the session's continuity: files in play, and the symbols of its previous
+// prompts with reduced weight ("now add validation" after "AuthService"),
+// which rank but never pass the prompt gate. recorded says whether the
+// prompt is already the session's latest recorded activity (the hook
+// records it before its sources run; `ctxls context --session` does not).
+func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config.Retrieval, session, prompt string, recorded bool) ([]collect.Entry, string, error) {
+	text := truncate(prompt, 32<<10)
 	if strings.TrimSpace(text) == "" {
-		return nil, nil
+		return nil, "the prompt is empty", nil
 	}
-	req := retrieval.ForPrompt(text, ev.Config.Retrieval.MaxSections)
-	// Continuity: files in play and symbols of the previous prompts carry
-	// over with reduced weight ("now add validation" after "AuthService").
+	req := retrieval.ForPrompt(text, cfg.MaxSections)
 	since := time.Now().Add(-continuityWindow)
-	if ws, err := ev.Store.WorkingSet(ctx, since, 3); err == nil {
+	if ws, err := st.WorkingSet(ctx, since, 3); err == nil {
 		req.ActiveFiles = ws
 	}
-	if acts, err := ev.Store.RecentActivity(ctx, since, 20); err == nil {
+	if acts, err := st.RecentActivity(ctx, since, 20); err == nil {
 		prompts := 0
+		if !recorded {
+			prompts = 1
+		}
 		for _, a := range acts {
-			if a.Type != "prompt" || a.Session != ev.Input.SessionID {
+			if a.Type != "prompt" || a.Session != session {
 				continue
 			}
 			prompts++
@@ -74,22 +89,29 @@ func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error
 				break
 			}
 			for _, sym := range a.Symbols {
-				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: 0.5, Query: sym})
+				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: carriedRelevance, Query: sym})
 			}
 		}
 	}
-	resp, err := retrieval.Query(ctx, ev.Store, req)
-	if err != nil || resp.Abstain {
-		return nil, err
+	resp, err := retrieval.Query(ctx, st, req)
+	if err != nil {
+		return nil, "", err
 	}
-	c, err := retrieval.Assemble(ctx, ev.Store, req, resp, retrieval.ContextOptions{
-		Root: ev.Root, MaxTokens: ev.Config.Retrieval.MaxTokens, MaxSections: ev.Config.Retrieval.MaxSections,
+	if resp.Abstain {
+		return nil, resp.Reason, nil
+	}
+	c, err := retrieval.Assemble(ctx, st, req, resp, retrieval.ContextOptions{
+		Root: root, MaxTokens: cfg.MaxTokens, MaxSections: cfg.MaxSections,
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return itemEntries(c, collect.Normal), nil
+	return itemEntries(c, collect.Normal), c.Reason, nil
 }
+
+// carriedRelevance is the weight of a symbol an earlier prompt of the
+// session named.
+const carriedRelevance = 0.5
 
 // itemEntries turns each context item into its own entry, so that per-session
 // dedup works per entity.

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
@@ -305,6 +307,7 @@ func newContextCmd() *cobra.Command {
 	var (
 		f         queryFlags
 		maxTokens int
+		session   string
 	)
 	cmd := &cobra.Command{
 		Use:   "context [flags] TEXT|-",
@@ -322,6 +325,9 @@ func newContextCmd() *cobra.Command {
 					return usagef("--max-tokens must be positive")
 				}
 				cfg.Retrieval.MaxTokens = maxTokens
+			}
+			if session != "" {
+				return sessionContext(cmd, st, abs, cfg, session, text, f.asJSON)
 			}
 			// The prompt hook's request, so that this shows what the hook
 			// would inject for the same text.
@@ -348,5 +354,51 @@ func newContextCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().IntVar(&maxTokens, "max-tokens", 4000, "token budget (default: retrieval.maxTokens from config)")
+	cmd.Flags().StringVar(&session, "session", "", "show the code the prompt hook would inject for TEXT in this Claude Code session: with its continuity and without what the session was already given")
 	return cmd
+}
+
+// sessionContext prints the code entries the prompt hook would inject for
+// text in session, merged as the hook merges them, and says why on stderr
+// when there are none.
+func sessionContext(cmd *cobra.Command, st *store.Store, root string, cfg config.Config, session, text string, asJSON bool) error {
+	entries, reason, err := hooks.PromptEntries(cmd.Context(), st, root, cfg.Retrieval, session, text, false)
+	if err != nil {
+		return err
+	}
+	col := collect.New(st, session)
+	var fresh []collect.Entry
+	var parts []string
+	size := 0
+	for _, e := range entries {
+		if col.WasInjected(cmd.Context(), e) {
+			continue
+		}
+		add := len(e.Content)
+		if size > 0 {
+			add += len(collect.Separator)
+		}
+		if size+add > cfg.Hooks.Budget {
+			continue
+		}
+		size += add
+		fresh = append(fresh, e)
+		parts = append(parts, e.Content)
+	}
+	if len(entries) > 0 && len(fresh) == 0 {
+		reason = "the session was already given all of it"
+	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), struct {
+			Session string          `json:"session"`
+			Entries []collect.Entry `json:"entries"`
+			Reason  string          `json:"reason,omitempty"`
+		}{session, fresh, reason})
+	}
+	if len(fresh) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "nothing to inject: %s\n", reason)
+		return nil
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), strings.Join(parts, collect.Separator))
+	return nil
 }
