@@ -19,13 +19,15 @@ var ErrOutside = errors.New("outside the workspace")
 // This file is the workspace boundary: every reader of workspace files
 // (the index, retrieval's excerpts, the hooks, the language server, the
 // sources) asks it, so that one policy decides what is inside. root is a
-// real path, as Root returns it.
+// real path, as Root returns it, or another name for one.
 
 // Resolve returns the real path of name (absolute, or relative to root):
 // symbolic links resolved, and where the file does not exist, its nearest
 // existing ancestor resolved (a dangling link by its target) and the rest
 // joined to it, which is where the file would be created. A real path
-// outside root is ErrOutside, wrapped with name.
+// outside root is ErrOutside, wrapped with name. root is best real (Root
+// returns it so); another name for it is resolved, and the answer named
+// under root as given.
 func Resolve(root, name string) (string, error) {
 	abs := name
 	if !filepath.IsAbs(abs) {
@@ -38,10 +40,15 @@ func Resolve(root, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", name, err)
 	}
-	if !Within(root, real) {
-		return "", fmt.Errorf("%s is %s, not in %s: %w", name, real, root, ErrOutside)
+	if Within(root, real) {
+		return real, nil
 	}
-	return real, nil
+	// A root given by a name with links in it (an editor's folder) stands
+	// for its real path; the answer is named under root as given.
+	if rr, err := filepath.EvalSymlinks(root); err == nil && rr != root && Within(rr, real) {
+		return root + real[len(rr):], nil
+	}
+	return "", fmt.Errorf("%s is %s, not in %s: %w", name, real, root, ErrOutside)
 }
 
 // maxLinks bounds the links followed to resolve a missing path's ancestors,

@@ -145,6 +145,21 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
+	// A root named through a link (an editor's folder) stands for its
+	// real path, and answers are named under it.
+	alias := filepath.Join(filepath.Dir(root), "alias")
+	if err := os.Symlink("ws", alias); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Resolve(alias, "sublink/a.go"); err != nil || got != filepath.Join(alias, "sub", "a.go") {
+		t.Errorf("Resolve(alias, sublink/a.go) = %q, %v", got, err)
+	}
+	if data, err := ReadFile(alias, "abslink.go"); err != nil || string(data) != "package real" {
+		t.Errorf("ReadFile(alias, abslink.go) = %q, %v", data, err)
+	}
+	if _, err := ReadFile(alias, "passwd.go"); !errors.Is(err, ErrOutside) {
+		t.Errorf("ReadFile(alias, passwd.go) error %v, want ErrOutside", err)
+	}
 	if _, err := Resolve(root, "outdir"); !errors.Is(err, ErrOutside) {
 		t.Errorf("Resolve(outdir) error %v, want ErrOutside", err)
 	}
