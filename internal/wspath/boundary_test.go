@@ -213,3 +213,33 @@ func TestOpenNotFooledBySwap(t *testing.T) {
 	}
 	t.Logf("%d of 3000 reads got the inside file", read)
 }
+
+// The boundary's cost per file read, against os.ReadFile, for a file four
+// directories down: the index reads every changed file through it.
+func BenchmarkReadFile(b *testing.B) {
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	rel := filepath.Join("a", "b", "c", "d", "x.go")
+	if err := os.MkdirAll(filepath.Join(root, "a", "b", "c", "d"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, rel), make([]byte, 8<<10), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("os.ReadFile", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.ReadFile(filepath.Join(root, rel)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("wspath.ReadFile", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ReadFile(root, rel); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
