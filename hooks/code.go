@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
@@ -155,7 +155,7 @@ func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, e
 			fmt.Fprintf(&b, "- %s (line %d)\n", sig, e.StartLine)
 		}
 		t := Tool(ev.Input.ToolInput)
-		if line := lineOf(filepath.Join(ev.Root, rel), t.OldStr); line > 0 {
+		if line := lineOf(ev.Root, rel, t.OldStr); line > 0 {
 			if e, ok, err := ev.Store.EntityAt(ctx, rel, line); err == nil && ok {
 				callers, err := ev.Store.EdgesTo(ctx, []int64{e.ID}, 12)
 				if err == nil && len(callers) > 0 {
@@ -254,12 +254,13 @@ func related(ctx context.Context, st *store.Store, edges []store.Edge, self stri
 	return out, nil
 }
 
-// lineOf returns the 1-based line where needle starts in the file, or 0.
-func lineOf(path, needle string) int {
+// lineOf returns the 1-based line where needle starts in the workspace
+// file rel, or 0; a file outside the workspace is not read.
+func lineOf(root, rel, needle string) int {
 	if strings.TrimSpace(needle) == "" {
 		return 0
 	}
-	data, err := os.ReadFile(path)
+	data, err := wspath.ReadFile(root, filepath.FromSlash(rel))
 	if err != nil {
 		return 0
 	}

@@ -138,9 +138,11 @@ func (e *earlyParse) run() {
 		if lang == "" {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(e.opts.Root, filepath.FromSlash(f.Path)))
+		// Lstat: a link (which the walk records and never reads) is not
+		// regular, and a link to a file outside is not read here either.
+		fi, err := os.Lstat(filepath.Join(e.opts.Root, filepath.FromSlash(f.Path)))
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() == f.Size && fi.ModTime().UnixNano() == f.MTime {
-			continue // gone or unchanged: the walk decides
+			continue // gone, a link or unchanged: the walk decides
 		}
 		if old := e.stored(f.Path); old != nil {
 			parse(job{cand: candidate{rel: f.Path, lang: lang, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, old: old})

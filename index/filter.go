@@ -13,6 +13,12 @@ const (
 	SkipGenerated  = "generated"
 	SkipMinified   = "minified"
 	SkipUnreadable = "unreadable"
+	// A symbolic link whose real path is outside the workspace: never
+	// followed nor read (decision 0090).
+	SkipLinkOutside = "symlink outside workspace"
+	// A symbolic link to a file or directory of the workspace, which is
+	// indexed at its own path (if at all), once.
+	SkipLinkInside = "symlink (target indexed at its own path)"
 )
 
 // Notes recorded on parsed files.

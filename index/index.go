@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -113,7 +114,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	}()
 	waited := false
 	w := newWalker(opts.Root, opts.Config.Index.Exclude, opts.Config.Index.IncludeVendor)
-	cands, err := w.walk(ctx, func(rel []byte, lang string, size, mtime int64) bool {
+	cands, err := w.walk(ctx, func(rel []byte, lang string, size, mtime int64, link string) bool {
 		if !waited {
 			<-loaded
 			waited = true
@@ -125,13 +126,15 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		if ok {
 			seen[i] = true
 			f := &stats[i]
-			if !reanalyze && f.Size == size && f.MTime == mtime && f.Skip != SkipUnreadable {
+			// A link's reason can change without the link (its target
+			// moved in or out): it is compared too.
+			if !reanalyze && f.Size == size && f.MTime == mtime && f.Skip != SkipUnreadable && linkSkip(f.Skip) == link {
 				unchanged++
 				return true
 			}
 		}
 		if early != nil {
-			early.offer(candidate{rel: string(rel), lang: lang, size: size, mtime: mtime}, ok)
+			early.offer(candidate{rel: string(rel), lang: lang, size: size, mtime: mtime, link: link}, ok)
 		}
 		return false
 	})
@@ -233,9 +236,15 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 	var work []job
 	var deleted []store.File
 	for _, ch := range changes {
-		rel, abs, err := relPath(opts.Root, ch.Path)
+		rel, abs, skip, err := changePath(opts.Root, ch.Path)
 		if err != nil {
 			return sum, err
+		}
+		if skip != "" {
+			// Not even a buffer: an editor's buffer of a link to a file
+			// outside holds that file.
+			sum.Skipped[skip]++
+			continue
 		}
 		lang, ok := symbols.LanguageFor(rel)
 		if !ok {
@@ -253,7 +262,7 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		if ch.Content != nil {
 			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: int64(len(ch.Content)), mtime: time.Now().UnixNano()}
 		} else {
-			info, err := os.Stat(abs)
+			info, err := os.Lstat(abs)
 			if errors.Is(err, os.ErrNotExist) {
 				if wasTracked {
 					deleted = append(deleted, old)
@@ -287,9 +296,9 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 // and mtime (or, for a buffer, content hash) match what is stored.
 func allUnchanged(ctx context.Context, st *store.Store, root string, changes []Change) (bool, error) {
 	for _, ch := range changes {
-		rel, abs, err := relPath(root, ch.Path)
-		if err != nil {
-			return false, err
+		rel, abs, skip, err := changePath(root, ch.Path)
+		if err != nil || skip != "" {
+			return false, err // Update counts what it skips
 		}
 		if _, ok := symbols.LanguageFor(rel); !ok {
 			continue
@@ -305,12 +314,38 @@ func allUnchanged(ctx context.Context, st *store.Store, root string, changes []C
 			}
 			continue
 		}
-		info, err := os.Stat(abs)
+		info, err := os.Lstat(abs)
 		if err != nil || info.Size() != f.Size || info.ModTime().UnixNano() != f.MTime {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// changePath returns where a changed file is indexed, relative to root
+// (slash-separated) and absolute: at its real path, as the walk indexes a
+// file only at its own path, never through a link. A path whose real
+// location is outside root is not indexed: skip says why.
+func changePath(root, p string) (rel, abs, skip string, err error) {
+	rel, abs, err = relPath(root, p)
+	if err != nil {
+		return "", "", "", err
+	}
+	real, err := wspath.Resolve(root, abs)
+	switch {
+	case errors.Is(err, wspath.ErrOutside):
+		return rel, abs, SkipLinkOutside, nil
+	case err != nil:
+		// A link loop: the read fails and records the file unreadable.
+		return rel, abs, "", nil
+	case real != abs:
+		r, err := filepath.Rel(root, real)
+		if err != nil {
+			return "", "", "", fmt.Errorf("index %s: %w", p, err)
+		}
+		return filepath.ToSlash(r), real, "", nil
+	}
+	return rel, abs, "", nil
 }
 
 // relPath returns p relative to root (slash-separated) and absolute.
@@ -328,6 +363,15 @@ func relPath(root, p string) (rel, abs string, err error) {
 		return "", "", fmt.Errorf("%s is outside the workspace %s", p, root)
 	}
 	return rel, filepath.Join(root, filepath.FromSlash(rel)), nil
+}
+
+// linkSkip returns skip if it is the reason a symbolic link was not
+// followed, else "".
+func linkSkip(skip string) string {
+	if skip == SkipLinkOutside || skip == SkipLinkInside {
+		return skip
+	}
+	return ""
 }
 
 // lock serialises index writers across processes.
@@ -852,6 +896,11 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	c := j.cand
 	f := &r.fd.File
 	*f = store.File{ID: FileID(c.rel), Path: c.rel, Lang: c.lang, Size: c.size, MTime: c.mtime, IndexedAt: time.Now().Unix()}
+	if c.link != "" {
+		f.Skip = c.link
+		f.Hash = "symlink"
+		return r
+	}
 	if c.size > opts.Config.Index.MaxFileSize {
 		f.Skip = SkipTooLarge
 		f.Hash = fmt.Sprintf("size:%d", c.size)
@@ -860,8 +909,14 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	src := j.content
 	if src == nil {
 		var err error
-		src, err = os.ReadFile(c.path(opts.Root))
-		if err != nil {
+		src, err = wspath.ReadFile(opts.Root, c.path(opts.Root))
+		switch {
+		case errors.Is(err, wspath.ErrOutside):
+			// A directory on its path became a link after the walk.
+			f.Skip = SkipLinkOutside
+			f.Hash = "symlink"
+			return r
+		case err != nil:
 			f.Skip = SkipUnreadable
 			f.Hash = "unreadable"
 			return r

@@ -198,7 +198,8 @@ func TestWalkIgnores(t *testing.T) {
 		"web/src/app.ts":      "export const a = 1\n",
 		"go/build/build.go":   "package build\n",
 	})
-	// A symlink loop must not hang or duplicate.
+	// A symlink loop must not hang or duplicate: the link is recorded,
+	// not followed.
 	os.Symlink(root, filepath.Join(root, "sub", "loop"))
 	w := newWalker(root, nil, false)
 	cands, err := w.walk(context.Background(), nil)
@@ -207,6 +208,12 @@ func TestWalkIgnores(t *testing.T) {
 	}
 	var got []string
 	for _, c := range cands {
+		if c.link != "" {
+			if c.rel != "sub/loop" || c.link != SkipLinkInside {
+				t.Errorf("link %s: %q", c.rel, c.link)
+			}
+			continue
+		}
 		got = append(got, c.rel)
 	}
 	want := []string{"go/build/build.go", "keep.go", "sub/y.gen.go", "web/src/app.ts"}

@@ -11,8 +11,15 @@ import (
 // listDir reads a directory with getdents and stats source files relative
 // to the open directory, which spares the kernel a lookup of the whole path
 // per file and the Go runtime an allocation per name it does not need.
-func listDir(abs string) listing {
-	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+//
+// A subdirectory (sub) is opened with O_NOFOLLOW: a link swapped in for it
+// after its parent was listed is not followed out of the workspace.
+func listDir(abs string, sub bool) listing {
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if sub {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(abs, flags, 0)
 	if err != nil {
 		return listing{err: &os.PathError{Op: "open", Path: abs, Err: err}}
 	}
@@ -104,21 +111,30 @@ func (l *listing) add(dirfd int, name []byte, typ uint8) {
 		}
 		l.entries = append(l.entries, e)
 	case unix.DT_LNK:
-		// What the link points to decides; a dangling link is nothing.
+		// A link is never followed (the walk decides why, by its real
+		// path); what it points to decides only whether it would have been
+		// a directory or a source file, and a dangling link is nothing.
 		if fstatat(dirfd, name, &st, 0) != nil {
 			return
 		}
+		e := dirEntry{name: string(name), link: true}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
-			l.entries = append(l.entries, dirEntry{name: string(name)})
 		case unix.S_IFREG:
-			lang := languageOf(view)
-			if lang == "" {
+			if e.lang = languageOf(view); e.lang == "" {
 				l.unsupported++
 				return
 			}
-			l.entries = append(l.entries, dirEntry{name: string(name), lang: lang, size: st.Size, mtime: st.Mtim.Nano()})
+		default:
+			return
 		}
+		// The row is the link's: a link made again has another mtime.
+		if fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			e.statErr = true
+		} else {
+			e.size, e.mtime = st.Size, st.Mtim.Nano()
+		}
+		l.entries = append(l.entries, e)
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"syscall"
 )
 
-// listDir reads a directory with the portable os calls.
-func listDir(abs string) listing {
+// listDir reads a directory with the portable os calls. A link swapped in
+// for a subdirectory (sub) after its parent was listed is followed here, but
+// its files are read only through wspath, which refuses them.
+func listDir(abs string, sub bool) listing {
 	f, err := os.Open(abs)
 	if err != nil {
 		return listing{err: err}
@@ -30,12 +32,33 @@ func listDir(abs string) listing {
 		name := de.Name()
 		l.note(name)
 		mode := de.Type()
-		var info fs.FileInfo
 		if mode&fs.ModeSymlink != 0 {
-			if info, err = os.Stat(filepath.Join(abs, name)); err != nil {
-				continue // a dangling link
+			// Never followed (the walk decides why, by its real path): what
+			// it points to decides only whether it would have been a
+			// directory or a source file; a dangling link is nothing.
+			target, err := os.Stat(filepath.Join(abs, name))
+			if err != nil {
+				continue
 			}
-			mode = info.Mode().Type()
+			e := dirEntry{name: name, link: true}
+			switch {
+			case target.IsDir():
+			case target.Mode().IsRegular():
+				if e.lang = languageOf(name); e.lang == "" {
+					l.unsupported++
+					continue
+				}
+			default:
+				continue
+			}
+			// The row is the link's: a link made again has another mtime.
+			if info, err := de.Info(); err != nil {
+				e.statErr = true
+			} else {
+				e.size, e.mtime = info.Size(), info.ModTime().UnixNano()
+			}
+			l.entries = append(l.entries, e)
+			continue
 		}
 		switch {
 		case mode.IsDir():
@@ -47,10 +70,7 @@ func listDir(abs string) listing {
 				continue
 			}
 			e := dirEntry{name: name, lang: lang}
-			if info == nil {
-				info, err = de.Info()
-			}
-			if err != nil {
+			if info, err := de.Info(); err != nil {
 				e.statErr = true
 			} else {
 				e.size, e.mtime = info.Size(), info.ModTime().UnixNano()

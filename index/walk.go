@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -25,6 +26,9 @@ type candidate struct {
 	lang  string
 	size  int64
 	mtime int64
+	// link is why a symbolic link is not followed (SkipLinkOutside,
+	// SkipLinkInside); "" for a file. The link is recorded, never read.
+	link string
 }
 
 // path returns the file's absolute path. The walk leaves abs empty: of a
@@ -59,6 +63,12 @@ var manifests = []string{"package.json", "Cargo.toml", "pom.xml", "build.gradle"
 // honouring .gitignore files (nested, with negations), .git/info/exclude,
 // .ctxlsignore files and configured patterns.
 //
+// It follows no symbolic link (decision 0090). A link whose real path is
+// outside the root would let a cloned repository have its index read
+// ~/.ssh or /etc; one inside points at a file or directory that the walk
+// indexes at its own path, once. Each link is a candidate with the reason,
+// so that its row shows in ctxls stats, and is never read.
+//
 // The decisions (ignore rules, symlink loops, order) are taken by one
 // goroutine in depth-first name order; the system calls behind them (open,
 // getdents, a stat of every source file, reading ignore files) are done
@@ -87,9 +97,10 @@ func newWalker(root string, exclude []string, includeVendor bool) *walker {
 
 // walk returns the candidate files below the root. skip, when not nil, is
 // asked about each file first, with its relative path in a buffer it must
-// not keep; the files it returns true for are left out. A re-index skips
-// the unchanged files this way without a string or a candidate for each.
-func (w *walker) walk(ctx context.Context, skip func(rel []byte, lang string, size, mtime int64) bool) ([]candidate, error) {
+// not keep and, for a symbolic link, why it is not followed; the files it
+// returns true for are left out. A re-index skips the unchanged files this
+// way without a string or a candidate for each.
+func (w *walker) walk(ctx context.Context, skip walkSkip) ([]candidate, error) {
 	var out []candidate
 	patterns := append([]gitignore.Pattern(nil), w.extra...)
 	patterns = append(patterns, readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)...)
@@ -99,7 +110,10 @@ func (w *walker) walk(ctx context.Context, skip func(rel []byte, lang string, si
 	return out, err
 }
 
-func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, rel []string, inherited []gitignore.Pattern, skip func([]byte, string, int64, int64) bool, out *[]candidate) error {
+// walkSkip is walk's question about each file.
+type walkSkip func(rel []byte, lang string, size, mtime int64, link string) bool
+
+func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, rel []string, inherited []gitignore.Pattern, skip walkSkip, out *[]candidate) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -136,16 +150,10 @@ func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, r
 	dirLen := len(relBuf)
 	for i := len(l.entries) - 1; i >= 0; i-- {
 		e := &l.entries[i]
-		if e.lang != "" {
-			continue
-		}
-		if alwaysSkipped[e.name] || (vendorDirs[e.name] && !w.includeVendor) || (hasManifest && buildOutputs[e.name]) {
+		if e.lang != "" || e.link || w.skipDir(e.name, rel, hasManifest, matcher) {
 			continue
 		}
 		childRel := append(rel[:len(rel):len(rel)], e.name)
-		if matcher.Match(childRel, true) {
-			continue
-		}
 		subs[i] = newPendingDir(filepath.Join(pending.abs, e.name), childRel)
 		queue = append(queue, subs[i])
 	}
@@ -160,31 +168,61 @@ func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, r
 			}
 			continue
 		}
-		if e.lang == "" {
+		if e.lang == "" && !e.link {
 			continue
 		}
 		fileRel[len(rel)] = e.name
-		if matcher.Match(fileRel, false) || e.statErr {
+		if e.statErr {
+			continue
+		}
+		link := ""
+		if e.link {
+			// A link to a directory is filtered as the directory would be.
+			if e.lang == "" && w.skipDir(e.name, rel, hasManifest, matcher) || e.lang != "" && matcher.Match(fileRel, false) {
+				continue
+			}
+			link = w.linkReason(filepath.Join(pending.abs, e.name))
+		} else if matcher.Match(fileRel, false) {
 			continue
 		}
 		relBuf = append(relBuf[:dirLen], e.name...)
-		if skip != nil && skip(relBuf, e.lang, e.size, e.mtime) {
+		if skip != nil && skip(relBuf, e.lang, e.size, e.mtime, link) {
 			continue
 		}
-		*out = append(*out, candidate{rel: string(relBuf), lang: e.lang, size: e.size, mtime: e.mtime})
+		*out = append(*out, candidate{rel: string(relBuf), lang: e.lang, size: e.size, mtime: e.mtime, link: link})
 	}
 	return nil
 }
 
+// skipDir reports whether the walk leaves out the subdirectory name of the
+// directory rel.
+func (w *walker) skipDir(name string, rel []string, hasManifest bool, matcher gitignore.Matcher) bool {
+	if alwaysSkipped[name] || (vendorDirs[name] && !w.includeVendor) || (hasManifest && buildOutputs[name]) {
+		return true
+	}
+	return matcher.Match(append(rel[:len(rel):len(rel)], name), true)
+}
+
+// linkReason says why the symbolic link at abs is not followed. Resolving
+// it costs a system call per element of its path and target: links are
+// rare, and only they are resolved.
+func (w *walker) linkReason(abs string) string {
+	if wspath.Inside(w.root, abs) {
+		return SkipLinkInside
+	}
+	return SkipLinkOutside
+}
+
 // dirEntry is a subdirectory (or a link to one), or a file that a
 // supported language claims (or a link to one) with its size and mtime,
-// from a stat of what the link points to for a link. Other entries are
-// only counted: they are most of a tree's names and the walk needs none.
+// the link's own for a link. Other entries are only counted: they are most
+// of a tree's names and the walk needs none.
 type dirEntry struct {
 	name        string
 	lang        string // "" for a directory
 	size, mtime int64
 	statErr     bool
+	link        bool // a symbolic link to what lang says
 }
 
 // listing is what the walk needs of one directory.
@@ -211,7 +249,7 @@ func (l *listing) note(name string) {
 
 // list reads one directory: entries, stats of source files, ignore files.
 func list(abs string, rel []string) listing {
-	l := listDir(abs)
+	l := listDir(abs, len(rel) > 0)
 	if l.err != nil {
 		return l
 	}

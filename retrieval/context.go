@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -338,7 +338,9 @@ func newSourceCache(root string) *sourceCache {
 func (s *sourceCache) excerpt(rel string, from, to int) string {
 	lines, ok := s.files[rel]
 	if !ok {
-		data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+		// Through the boundary: an excerpt is never of a file outside the
+		// workspace, whatever the index says is at rel.
+		data, err := wspath.ReadFile(s.root, filepath.FromSlash(rel))
 		if err == nil && len(data) <= 4<<20 {
 			lines = bytes.Split(data, []byte("\n"))
 		}

@@ -47,7 +47,7 @@ func (s *Server) activity(ctx context.Context, raw json.RawMessage) (any, error)
 	if p.Position != nil {
 		a.Line = int(p.Position.Line) + 1
 		if t == engine.SymbolHover {
-			if text := s.textOf(abs); text != nil {
+			if text := s.textOf(f, abs); text != nil {
 				a.Symbol, _ = wordAt(text, *p.Position)
 			}
 		}
@@ -56,8 +56,8 @@ func (s *Server) activity(ctx context.Context, raw json.RawMessage) (any, error)
 	return nil, nil
 }
 
-// textOf returns an open document's text or the file on disk.
-func (s *Server) textOf(abs string) []byte {
+// textOf returns an open document's text or the file on disk, of folder f.
+func (s *Server) textOf(f *folder, abs string) []byte {
 	s.mu.RLock()
 	for _, d := range s.docs {
 		if d.abs == abs {
@@ -66,7 +66,7 @@ func (s *Server) textOf(abs string) []byte {
 		}
 	}
 	s.mu.RUnlock()
-	data, _ := readSmallFile(abs)
+	data, _ := readSmallFile(f.root, abs, maxScanned)
 	return data
 }
 

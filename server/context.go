@@ -3,11 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/internal/wspath"
 )
 
 type contextParams struct {
@@ -39,15 +42,25 @@ func (s *Server) currentContext(ctx context.Context, path string, refresh bool) 
 	return f.eng.Refresh(ctx)
 }
 
-// readSmallFile reads a file for hover and activity lookups, refusing files
+// maxScanned bounds the size of a file read from disk on a keystroke.
+const maxScanned = 8 << 20
+
+// readSmallFile reads a file of the workspace folder at root for hover,
+// symbol and activity lookups, refusing a file whose real path is outside
+// root (wspath: a link in a cloned repository) and files larger than max,
 // too large to scan on a keystroke.
-func readSmallFile(abs string) ([]byte, error) {
-	info, err := os.Stat(abs)
+func readSmallFile(root, abs string, max int64) ([]byte, error) {
+	f, err := wspath.Open(root, abs)
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > 8<<20 {
-		return nil, os.ErrInvalid
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	return os.ReadFile(abs)
+	if !info.Mode().IsRegular() || info.Size() > max {
+		return nil, fmt.Errorf("read %s: %w", abs, os.ErrInvalid)
+	}
+	return io.ReadAll(f)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
@@ -57,7 +56,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	var local *symbols.File
 	if d := s.doc(p.TextDocument.URI); d != nil {
 		text, local = d.text, d.syms
-	} else if data, err := os.ReadFile(abs); err == nil {
+	} else if data, err := readSmallFile(f.root, abs, maxScanned); err == nil {
 		text = data
 	} else {
 		return nil, nil

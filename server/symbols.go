@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"go.lsp.dev/protocol"
 
@@ -56,9 +55,10 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 		f = d.syms
 	} else {
 		abs := pathOf(string(p.TextDocument.URI))
-		if _, ok := symbols.LanguageFor(abs); ok {
-			if info, err := os.Stat(abs); err == nil && info.Size() <= 1<<20 {
-				if src, err := os.ReadFile(abs); err == nil {
+		// A file on disk is read only inside a workspace folder.
+		if folder, _ := s.folderFor(abs); folder != nil {
+			if _, ok := symbols.LanguageFor(abs); ok {
+				if src, err := readSmallFile(folder.root, abs, 1<<20); err == nil {
 					f, _ = s.extractor.Extract(ctx, abs, src)
 				}
 			}

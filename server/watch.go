@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -51,9 +52,14 @@ func newWatcher(f *folder) (*watcher, error) {
 	return w, nil
 }
 
-// addTree watches dir and its subdirectories; it returns the files found in
-// directories that were new (created after the watcher started).
+// addTree watches dir and its subdirectories. WalkDir follows no link below
+// dir, and dir itself must resolve inside the root: inotify follows a link
+// it is given, and a watch through a link to ~ or /etc would feed the index
+// paths outside the workspace.
 func (w *watcher) addTree(dir string) error {
+	if dir != w.f.root && !wspath.Inside(w.f.root, dir) {
+		return nil
+	}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -108,7 +114,9 @@ func (w *watcher) event(ev fsnotify.Event) {
 		return
 	}
 	if ev.Has(fsnotify.Create) {
-		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+		// Lstat: a new link to a directory is a file to the index (which
+		// records it and never follows it), not a directory to watch.
+		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
 			// A new directory (git checkout, mkdir -p): watch it and index
 			// what it already holds.
 			if err := w.addTree(ev.Name); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/internal/wspath"
 )
 
 // maxDirFileSize bounds the AGENTS.md and README.md files read; larger ones
@@ -71,7 +72,7 @@ func NearestAgents(root, dir string) (string, bool) {
 	}
 	for {
 		rel := path.Join(dir, "AGENTS.md")
-		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil && info.Mode().IsRegular() {
+		if workspaceFile(root, rel) {
 			return rel, true
 		}
 		if dir == "." {
@@ -130,11 +131,20 @@ func DirReadme(root, dir string) (string, bool) {
 	}
 	for _, n := range readmeNames {
 		rel := path.Join(dir, n)
-		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil && info.Mode().IsRegular() {
+		if workspaceFile(root, rel) {
 			return rel, true
 		}
 	}
 	return "", false
+}
+
+// workspaceFile reports whether rel is a regular file whose real path is
+// inside root: an AGENTS.md or README linked to a file outside is none.
+// Only a file that exists has its links resolved.
+func workspaceFile(root, rel string) bool {
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	info, err := os.Stat(abs)
+	return err == nil && info.Mode().IsRegular() && wspath.Inside(root, abs)
 }
 
 // parents returns the distinct directories of files, in order.
@@ -160,9 +170,9 @@ func dirLabel(d string) string {
 
 // ReadTrimmed reads the workspace file rel (at most maxDirFileSize bytes)
 // and trims it to max characters, saying where the rest is; ok is false for
-// an unreadable or blank file.
+// an unreadable or blank file, or one whose real path is outside root.
 func ReadTrimmed(root, rel string, max int) (string, bool) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	f, err := wspath.Open(root, filepath.FromSlash(rel))
 	if err != nil {
 		return "", false
 	}

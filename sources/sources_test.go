@@ -226,3 +226,45 @@ func TestDiscoverySource(t *testing.T) {
 		t.Errorf("skip reason %q, want disabled", rep.Discovery.SkipReason)
 	}
 }
+
+// An AGENTS.md or README linked to a file outside the workspace is neither
+// found nor read; one linked inside is.
+func TestDirectoryFilesInsideWorkspace(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	sourcestest.WriteFiles(t, outside, map[string]string{"secret.md": "AWS_SECRET_ACCESS_KEY=zqxfakesecret\n"})
+	sourcestest.WriteFiles(t, root, map[string]string{"docs/guide.md": "Inside guide.\n", "in/x.go": "package in\n", "out/x.go": "package out\n"})
+	for link, target := range map[string]string{
+		"out/AGENTS.md": filepath.Join(outside, "secret.md"),
+		"out/README.md": "../../outside/secret.md",
+		"in/AGENTS.md":  "../docs/guide.md",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		dir, agents, readme string
+	}{
+		{"out", "", ""}, // the root has neither
+		{"in", "in/AGENTS.md", ""},
+	}
+	for _, tt := range tests {
+		agents, _ := NearestAgents(root, tt.dir)
+		readme, _ := DirReadme(root, tt.dir)
+		if agents != tt.agents || readme != tt.readme {
+			t.Errorf("%s: AGENTS %q README %q, want %q %q", tt.dir, agents, readme, tt.agents, tt.readme)
+		}
+	}
+	for _, rel := range []string{"out/AGENTS.md", "out/README.md"} {
+		if text, ok := ReadTrimmed(root, rel, 1000); ok {
+			t.Errorf("ReadTrimmed(%s) = %q", rel, text)
+		}
+	}
+	if text, ok := ReadTrimmed(root, "in/AGENTS.md", 1000); !ok || text != "Inside guide." {
+		t.Errorf("ReadTrimmed(in/AGENTS.md) = %q, %v", text, ok)
+	}
+}

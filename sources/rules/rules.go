@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/sources/frontmatter"
 )
 
@@ -125,7 +127,14 @@ func Load(ctx context.Context, root, home string) Set {
 		}
 		for _, file := range loc.files(root, home, &set) {
 			shown := display(root, home, file, loc.home)
-			r, err := parse(file, loc.format)
+			// A workspace's rules must be the workspace's files (a cloned
+			// repository's .cursorrules can be a link to ~/.ssh); the
+			// user's own, under their home, are read wherever they link.
+			within := root
+			if loc.home {
+				within = ""
+			}
+			r, err := parse(file, loc.format, within)
 			if err != nil {
 				set.Skipped = append(set.Skipped, Skipped{Path: shown, Reason: err.Error()})
 				continue
@@ -186,20 +195,38 @@ func (l location) files(root, home string, set *Set) []string {
 	return out
 }
 
-// parse reads one rule file and maps its format onto the model.
-func parse(file, format string) (Rule, error) {
+// readRule reads a rule file of at most maxFileSize bytes, through the
+// workspace boundary when within is not "".
+func readRule(file, within string) ([]byte, error) {
+	var f *os.File
+	var err error
+	if within != "" {
+		f, err = wspath.Open(within, file)
+	} else {
+		f, err = os.Open(file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > maxFileSize {
+		return nil, fmt.Errorf("larger than %d KiB", maxFileSize>>10)
+	}
+	return io.ReadAll(io.LimitReader(f, maxFileSize))
+}
+
+// parse reads one rule file and maps its format onto the model. A file
+// whose real path is not inside within (when not "") is not read.
+func parse(file, format, within string) (Rule, error) {
 	r := Rule{File: file, RealPath: file, Format: format}
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		r.RealPath = real
 	}
-	info, err := os.Stat(r.RealPath)
-	if err != nil {
-		return r, err
-	}
-	if info.Size() > maxFileSize {
-		return r, fmt.Errorf("larger than %d KiB", maxFileSize>>10)
-	}
-	data, err := os.ReadFile(r.RealPath)
+	data, err := readRule(file, within)
 	if err != nil {
 		return r, err
 	}

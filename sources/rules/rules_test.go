@@ -145,3 +145,62 @@ func TestLoadBadGlobAndCancel(t *testing.T) {
 		t.Fatalf("a cancelled load read %d rules", len(set.Rules))
 	}
 }
+
+// A workspace's rule files must be the workspace's: one linked outside it
+// (a cloned repository's) is not read. The user's own rules are read where
+// they link, as people keep them in a dotfiles repository.
+func TestLoadWorkspaceBoundary(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, home, outside := filepath.Join(base, "ws"), filepath.Join(base, "home"), filepath.Join(base, "outside")
+	sourcestest.WriteFiles(t, outside, map[string]string{
+		"secret.md":        "AWS_SECRET_ACCESS_KEY=zqxfakesecret\n",
+		"rules/leak.md":    "Leaked rule zqxfakesecret.\n",
+		"rules/leak.mdc":   "---\nalwaysApply: true\n---\nLeaked zqxfakesecret.\n",
+		"dotfiles/mine.md": "Dotfile rule.\n",
+	})
+	sourcestest.WriteFiles(t, root, map[string]string{".claude/rules/own.md": "Own rule.\n"})
+	links := map[string]string{
+		filepath.Join(root, ".cursorrules"):                    filepath.Join(outside, "secret.md"),
+		filepath.Join(root, ".claude/rules/secret.md"):         filepath.Join(outside, "secret.md"),
+		filepath.Join(root, ".claude/rules/up.md"):             "../../../outside/secret.md",
+		filepath.Join(root, ".cursor"):                         outside, // .cursor/rules is outside
+		filepath.Join(root, ".claude/rules/inside.md"):         "own.md",
+		filepath.Join(home, ".claude/rules/mine.md"):           filepath.Join(outside, "dotfiles", "mine.md"),
+		filepath.Join(root, ".github/copilot-instructions.md"): filepath.Join(outside, "rules", "leak.md"),
+	}
+	for link, target := range links {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := Load(context.Background(), root, home)
+	var bodies []string
+	for _, r := range set.Rules {
+		bodies = append(bodies, r.Path+": "+r.Body)
+		if strings.Contains(r.Body, "zqxfakesecret") {
+			t.Errorf("rule %s holds the secret", r.Path)
+		}
+	}
+	sort.Strings(bodies)
+	// A link inside the workspace is read (once: own.md is the same file).
+	want := []string{".claude/rules/inside.md: Own rule.", "~/.claude/rules/mine.md: Dotfile rule."}
+	if strings.Join(bodies, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(bodies, "\n"), strings.Join(want, "\n"))
+	}
+	outsideSkips := 0
+	for _, s := range set.Skipped {
+		if strings.Contains(s.Reason, "outside the workspace") {
+			outsideSkips++
+		}
+	}
+	// .cursorrules, secret.md, up.md, the Copilot file and .cursor/rules/leak.mdc
+	if outsideSkips != 5 {
+		t.Errorf("%d skipped as outside, want 5: %+v", outsideSkips, set.Skipped)
+	}
+}
