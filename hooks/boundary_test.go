@@ -64,7 +64,9 @@ func TestPromptNeverInjectsFilesOutsideWorkspace(t *testing.T) {
 		t.Errorf("ctxls stats does not show the 4 links outside:\n%s", stats)
 	}
 
-	prompt := "where does load_credentials get the AWS secret access key"
+	// The reproduction's prompt, with the workspace's own function named
+	// so that the prompt gate (decision 0091) lets it through.
+	prompt := "where does connect() in app.py get the AWS secret access key from load_credentials"
 	out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": "s1", "cwd": root, "hook_event_name": "UserPromptSubmit", "prompt": prompt}))
 	got := contextOf(t, "user-prompt-submit", out)
 	if code != 0 {
