@@ -26,6 +26,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -58,6 +59,12 @@ type ServeOptions struct {
 	// Query, if set, answers `ctxls query` calls on the daemon's store:
 	// the command's output for q.
 	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
+	// Heal, if set, starts a rebuild of the index in the background for
+	// the reason given. The daemon calls it when the index it opened was
+	// recovered empty, and whenever its checks find the index partial or
+	// incomplete with no indexer at work (index.RebuildReason); it answers
+	// from what is ready meanwhile.
+	Heal func(root, reason string)
 }
 
 // Serve answers hook and query calls for opts.Root until ctx ends, the
@@ -131,6 +138,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	if st.Recovered != "" {
+		log.Warn("index was corrupt or not a ctxls index; moved aside for a new one", zap.String("moved", st.Recovered))
+	}
+	d.heal(ctx)
 	go d.watch(ctx, held, sock, sockInfo)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
@@ -236,6 +247,23 @@ func (d *daemon) watch(ctx context.Context, held map[string]os.FileInfo, sock st
 			d.stop(errDisabled)
 			return
 		}
+		d.heal(ctx)
+	}
+}
+
+// heal has the index rebuilt in the background when it needs it
+// (ServeOptions.Heal).
+func (d *daemon) heal(ctx context.Context) {
+	if d.opts.Heal == nil {
+		return
+	}
+	reason, _, err := index.RebuildReason(ctx, d.st, d.opts.Root)
+	if err != nil {
+		d.log.Warn("index state unknown", zap.Error(err))
+		return
+	}
+	if reason != "" {
+		d.opts.Heal(d.opts.Root, reason)
 	}
 }
 

@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
@@ -427,5 +430,154 @@ func waitIndexers(t *testing.T, root string) {
 			t.Fatal("an indexer of the workspace is still running")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// An index that a hook finds damaged on open (moved aside for an empty
+// one), or left partial by a killed index run, is rebuilt in the background
+// by the first hook process or daemon that finds it, once however many
+// calls find it, and the hooks answer from it again.
+func TestIndexHealsInTheBackground(t *testing.T) {
+	const ask = "Why does AuthService.Login reject valid passwords?"
+	cases := []struct {
+		name string
+		// daemon: calls go through a workspace daemon that runs before the
+		// index is spoiled, so that it, not a hook process, finds it.
+		daemon bool
+		spoil  func(t *testing.T, root string)
+		// state is what `ctxls stats` says of the spoiled index.
+		state string
+	}{
+		{"first page overwritten", false, firstPage, ""},
+		{"partial, in process", false, partial, "partial"},
+		{"partial, daemon", true, partial, ""}, // the daemon may be at work already
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.daemon {
+				t.Setenv("CTXLS_HOOK_DAEMON", "0")
+			}
+			root := workspace(t)
+			prompt := func(session string) string {
+				out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": session, "cwd": root, "prompt": ask}))
+				if code != 0 {
+					t.Fatalf("exit %d", code)
+				}
+				return contextOf(t, "user-prompt-submit", out)
+			}
+			if c.daemon {
+				prompt("start") // answered in process; starts the daemon
+				waitDaemon(t, root)
+			}
+			c.spoil(t, root)
+			if c.state != "" {
+				if s := stats(t, root); !strings.Contains(s, "state:      "+c.state) {
+					t.Errorf("stats of the spoiled index:\n%s", s)
+				}
+			}
+			// Many calls at once after the first: one rebuild.
+			prompt("first")
+			var wg sync.WaitGroup
+			for i := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					prompt(fmt.Sprintf("burst%d", i))
+				}()
+			}
+			wg.Wait()
+			for i, deadline := 0, time.Now().Add(60*time.Second); ; i++ {
+				if strings.Contains(prompt(fmt.Sprintf("s%d", i)), "AuthService.Login") && strings.Contains(stats(t, root), "state:      complete") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not rebuilt a minute after it was spoiled:\n%s", stats(t, root))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			waitIndexers(t, root)
+			if s := stats(t, root); !strings.Contains(s, "files:      3 ") {
+				t.Errorf("rebuilt index:\n%s", s)
+			}
+			log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log"))
+			if n := bytes.Count(log, []byte(`"msg":"rebuilding the index in the background"`)); n != 1 {
+				t.Errorf("%d background rebuilds started, want 1:\n%s", n, log)
+			}
+			if c.daemon && !bytes.Contains(log, []byte(`"reason":"the index is partial`)) {
+				t.Errorf("the daemon did not find the index partial:\n%s", log)
+			}
+		})
+	}
+}
+
+// firstPage overwrites the index's first page, as the reported failure
+// did: Open moves it aside for an empty one.
+func firstPage(t *testing.T, root string) {
+	t.Helper()
+	if err := damage.FirstPage(store.Path(root)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// partial leaves the index as an index run killed in its last phase
+// does: entities written, the file rows (written last) of some files not,
+// and the run's dirty mark set.
+func partial(t *testing.T, root string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.DB().Exec(`DELETE FROM files WHERE path <> 'auth/errors.go'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(context.Background(), "dirty", "1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stats is what `ctxls stats` prints for root.
+func stats(t *testing.T, root string) string {
+	t.Helper()
+	out, err := exec.Command(bin(t), "stats", "--root", root).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ctxls stats: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// waitDaemon waits until a daemon serves root, and stops it when the test
+// ends, before its directory is removed.
+func waitDaemon(t *testing.T, root string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); hookcall.Ping(context.Background(), root) != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("no daemon serves the workspace 10 s after a hook call")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Cleanup(func() { stopDaemon(t, root) })
+}
+
+// stopDaemon stops the daemon serving root, if one does, and waits until
+// it has exited: a call of another build makes it stop, and it holds its
+// lock until it has closed the index.
+func stopDaemon(t *testing.T, root string) {
+	t.Helper()
+	sock, err := hookcall.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hookcall.Call(context.Background(), &hookcall.Request{Root: root, Event: "session-start", Identity: "a test stopping the daemon"})
+	lock := flock.New(sock + ".lock")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if ok, err := lock.TryLock(); err == nil && ok {
+			lock.Unlock()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the workspace's daemon did not stop")
+		}
 	}
 }

@@ -101,6 +101,7 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		return
 	}
 	opts.Root, opts.Log = root, log
+	opts.Heal = func(root, reason string) { heal(root, reason, log) }
 	if d, cfg := daemonFor(logRoot, log); d.use {
 		// The daemon answers within the hook's deadline plus the grace
 		// period of its bookkeeping.
@@ -138,7 +139,7 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 			} else if r != (store.Repaired{}) {
 				log.Warn("damaged files moved aside", zap.String("index", r.Index), zap.String("state", r.State))
 				if r.Index != "" {
-					rebuild(logRoot, log)
+					heal(logRoot, "damaged index pages; moved to "+r.Index, log)
 				}
 			}
 		}
@@ -146,18 +147,4 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
-}
-
-// rebuild starts `ctxls-core index` for root in the background, so that
-// the hooks answer again once it is done.
-func rebuild(root string, log *zap.Logger) {
-	exe, err := hookcall.Executable()
-	if err == nil {
-		err = hookcall.Detach(exe, root, "index", "--root", root)
-	}
-	if err != nil {
-		log.Warn("index not rebuilt; run 'ctxls index'", zap.Error(err))
-		return
-	}
-	log.Info("rebuilding the index in the background", zap.String("root", root))
 }
