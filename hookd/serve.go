@@ -182,6 +182,13 @@ func listen(sock string) (net.Listener, os.FileInfo, error) {
 	}
 	// Closing must not unlink tmp, a name a later daemon may hold.
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	// The socket's directory is private already (hookcall.SocketPath);
+	// the socket is too, whatever the umask.
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return nil, nil, fmt.Errorf("hook daemon socket: %w", err)
+	}
 	if err := os.Rename(tmp, sock); err != nil {
 		ln.Close()
 		os.Remove(tmp)

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -578,6 +580,64 @@ func stopDaemon(t *testing.T, root string) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the workspace's daemon did not stop")
+		}
+	}
+}
+
+// Under umask 022, everything ctxls leaves in .ctxls after an index run,
+// hook calls (in process and through the daemon) and queries is private to
+// the user: the directories 0700, the files 0600.
+func TestStateIsPrivateThroughBinary(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	root := workspace(t)
+	authPath := filepath.Join(root, "auth", "auth.go")
+	calls := []struct {
+		event string
+		in    map[string]any
+	}{
+		{"session-start", map[string]any{"source": "startup"}},
+		{"user-prompt-submit", map[string]any{"prompt": "Why does AuthService.Login reject valid passwords?"}},
+		{"pre-tool-use", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": authPath}}},
+		{"post-tool-use", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": authPath}}},
+	}
+	for i := range 2 { // in process, then through the daemon it started
+		for _, c := range calls {
+			c.in["session_id"], c.in["cwd"] = fmt.Sprintf("s%d", i), root
+			if _, code := hook(t, c.event, input(c.in)); code != 0 {
+				t.Fatalf("%s: exit %d", c.event, code)
+			}
+		}
+		if i == 0 {
+			waitDaemon(t, root)
+		}
+	}
+	for _, args := range [][]string{{"index"}, {"query", "AuthService"}, {"context", "AuthService"}, {"stats"}} {
+		if out, err := exec.Command(bin(t), append(args, "--root", root)...).CombinedOutput(); err != nil {
+			t.Fatalf("ctxls %v: %v\n%s", args, err, out)
+		}
+	}
+	var bad []string
+	filepath.WalkDir(store.Dir(root), func(p string, d fs.DirEntry, err error) error {
+		info, ierr := d.Info()
+		if err != nil || ierr != nil {
+			return nil // a temporary file, gone
+		}
+		want := store.FilePerm
+		if d.IsDir() {
+			want = store.DirPerm
+		}
+		if info.Mode().Perm() != want {
+			bad = append(bad, fmt.Sprintf("%s %v", p, info.Mode()))
+		}
+		return nil
+	})
+	if len(bad) > 0 {
+		t.Errorf("not private:\n%s", strings.Join(bad, "\n"))
+	}
+	for _, f := range []string{"ctxls.log", "index.db", "index.db-wal", "state.db"} {
+		if _, err := os.Stat(filepath.Join(store.Dir(root), f)); err != nil {
+			t.Errorf("expected %s: %v", f, err)
 		}
 	}
 }
