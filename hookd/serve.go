@@ -86,7 +86,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	// The lock, held for the daemon's life, makes it the only one for the
 	// workspace; a stale socket file left by a killed daemon can then be
 	// removed without taking a live daemon's place.
-	lock := flock.New(sock + ".lock")
+	lock := flock.New(hookcall.LockPath(sock))
 	ok, err := lock.TryLock()
 	if err != nil {
 		return fmt.Errorf("hook daemon lock: %w", err)
@@ -102,7 +102,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	// One connection: its own writes (a re-index after an Edit, the
 	// collector) then leave its page cache warm for the next prompt
 	// (docs/decisions/0085).
-	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline, SingleConnection: true})
+	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline, SingleConnection: true, Existing: true})
 	if err != nil {
 		return err
 	}
@@ -220,6 +220,7 @@ var (
 	errOtherMake = errors.New("a client of another build called")
 	errCorrupt   = errors.New("the index file is corrupt")
 	errSocket    = errors.New("the socket was removed or replaced")
+	errStopped   = errors.New("asked to stop")
 )
 
 // watch stops the daemon when it is no longer wanted.
@@ -296,6 +297,10 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 // answer runs one hook call, or refuses it.
 func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Response {
 	switch {
+	case req.Stop:
+		// Once the calls in flight are answered.
+		d.stop(errStopped)
+		return hookcall.Response{}
 	case req.Event == "" && req.Query == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:

@@ -52,7 +52,7 @@ func HandleLogin(svc *AuthService, user, pw string) string {
 // workspace returns an indexed temporary workspace.
 func workspace(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := quietDir(t)
 	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
 	os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644)
 	os.WriteFile(filepath.Join(root, "auth", "handler.go"), []byte(handlerGo), 0o644)
@@ -549,8 +549,7 @@ func stats(t *testing.T, root string) string {
 	return string(out)
 }
 
-// waitDaemon waits until a daemon serves root, and stops it when the test
-// ends, before its directory is removed.
+// waitDaemon waits until a daemon serves root.
 func waitDaemon(t *testing.T, root string) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); hookcall.Ping(context.Background(), root) != nil; {
@@ -559,29 +558,42 @@ func waitDaemon(t *testing.T, root string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Cleanup(func() { stopDaemon(t, root) })
 }
 
-// stopDaemon stops the daemon serving root, if one does, and waits until
-// it has exited: a call of another build makes it stop, and it holds its
-// lock until it has closed the index.
-func stopDaemon(t *testing.T, root string) {
+// quietDir is t.TempDir for a workspace the test's hook calls may start a
+// daemon or a background rebuild for: before the directory is removed, the
+// daemon is stopped and waited for, background rebuilds are waited for,
+// and until it is removed no daemon can start (its lock is held), so that
+// none writes into the directory while it is removed, or outlives it.
+func quietDir(t *testing.T) string {
 	t.Helper()
-	sock, err := hookcall.SocketPath(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hookcall.Call(context.Background(), &hookcall.Request{Root: root, Event: "session-start", Identity: "a test stopping the daemon"})
-	lock := flock.New(sock + ".lock")
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if ok, err := lock.TryLock(); err == nil && ok {
-			lock.Unlock()
+	var release func()
+	t.Cleanup(func() { // after the removal
+		if release != nil {
+			release()
+		}
+	})
+	root := t.TempDir()
+	t.Cleanup(func() { // before the removal
+		sock, err := hookcall.SocketPath(root)
+		if err != nil {
+			t.Error(err)
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the workspace's daemon did not stop")
+		if err := hookcall.Stop(context.Background(), root); err != nil {
+			t.Errorf("stop the workspace's daemon: %v", err)
 		}
-	}
+		lock := flock.New(hookcall.LockPath(sock))
+		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if ok, err := lock.TryLockContext(lctx, 10*time.Millisecond); err != nil || !ok {
+			t.Errorf("the workspace's daemon did not stop: %v", err)
+			return
+		}
+		release = func() { lock.Unlock(); os.Remove(hookcall.LockPath(sock)) }
+		waitIndexers(t, root)
+	})
+	return root
 }
 
 // Under umask 022, everything ctxls leaves in .ctxls after an index run,
@@ -639,5 +651,45 @@ func TestStateIsPrivateThroughBinary(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(store.Dir(root), f)); err != nil {
 			t.Errorf("expected %s: %v", f, err)
 		}
+	}
+}
+
+// A hook whose stdin stays open answers nothing within the hook's
+// deadline, exit 0, and logs why: in the thin client and in ctxls-core.
+func TestStdinThatNeverEnds(t *testing.T) {
+	if InputWait := hookcall.InputWait; InputWait != DefaultDeadline {
+		t.Fatalf("hookcall.InputWait %v, hooks.DefaultDeadline %v", InputWait, DefaultDeadline)
+	}
+	root := workspace(t)
+	for _, exe := range []string{bin(t), filepath.Join(filepath.Dir(bin(t)), "ctxls-core")} {
+		t.Run(filepath.Base(exe), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close() // held open, as by `sleep 8 | ctxls hook ...`
+			w.WriteString(`{"session_id": "open", "prompt": "AuthService`)
+			cmd := exec.Command(exe, "hook", "user-prompt-submit")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR=")
+			cmd.Stdin = r
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			start := time.Now()
+			err = cmd.Run()
+			r.Close()
+			took := time.Since(start)
+			if err != nil || out.Len() != 0 {
+				t.Errorf("err %v, output %q; want exit 0 and nothing", err, out.String())
+			}
+			if took > DefaultDeadline+time.Second {
+				t.Errorf("answered after %v; the deadline is %v", took, DefaultDeadline)
+			}
+			log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+			if !bytes.Contains(log, []byte("hook input not complete within the hook's deadline")) {
+				t.Errorf("not logged:\n%s", log)
+			}
+			os.Remove(filepath.Join(store.Dir(root), "ctxls.log"))
+		})
 	}
 }

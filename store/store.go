@@ -76,6 +76,12 @@ type Options struct {
 	// in parallel, and a caller must not start one while it holds a
 	// transaction or unclosed rows of another.
 	SingleConnection bool
+	// Existing makes a writer require the state directory instead of
+	// creating it (ErrNoIndex when it is missing). A process started in
+	// the background for a workspace (the hook daemon, a background
+	// rebuild) must not bring back a directory removed meanwhile: it would
+	// outlive its workspace, holding files nobody removes.
+	Existing bool
 }
 
 // Open opens the index of the workspace at root. A writer creates the state
@@ -96,6 +102,11 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 			return nil, err
 		}
 		return s, nil
+	}
+	if opts.Existing {
+		if _, err := os.Stat(Dir(root)); errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNoIndex
+		}
 	}
 	if err := ensureDir(Dir(root)); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,7 +74,13 @@ Events: ` + strings.Join(names, ", "),
 // runHook never returns an error: a hook fails open.
 func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	start := time.Now()
-	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hookcall.MaxInput+1))
+	// The input's read has the hook's deadline: the workspace's is not
+	// known before the input names the workspace.
+	wait := hookcall.InputWait
+	if opts.DeadlineSet && opts.Deadline > 0 {
+		wait = opts.Deadline
+	}
+	data, readErr := hookcall.ReadInput(cmd.InOrStdin(), wait)
 	log := zap.NewNop()
 	logRoot := root
 	if logRoot == "" {

@@ -56,7 +56,7 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 			if isTerminal(stderr) && !asJSON || progress {
 				opts.Progress = newProgress(stderr, isTerminal(stderr))
 			}
-			sum, err := indexWorkspace(cmd.Context(), abs, opts, check, stderr)
+			sum, err := indexWorkspace(cmd.Context(), abs, opts, store.Options{}, check, stderr)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 // indexWorkspace brings root's index up to date, setting aside the files
 // found damaged (all of them first with check) and indexing again into new
 // ones.
-func indexWorkspace(ctx context.Context, root string, opts index.Options, check bool, stderr io.Writer) (index.Summary, error) {
+func indexWorkspace(ctx context.Context, root string, opts index.Options, sopts store.Options, check bool, stderr io.Writer) (index.Summary, error) {
 	var repaired store.Repaired
 	if check {
 		var err error
@@ -89,14 +89,14 @@ func indexWorkspace(ctx context.Context, root string, opts index.Options, check 
 		}
 		reportRepair(stderr, repaired)
 	}
-	sum, err := runIndex(ctx, root, opts, stderr)
+	sum, err := runIndex(ctx, root, opts, sopts, stderr)
 	if store.IsCorrupt(err) {
 		// Damaged pages that Open did not read: set the damaged file
 		// aside and index again, into a new one.
 		if r, rerr := store.Repair(ctx, root); rerr == nil && r != (store.Repaired{}) {
 			reportRepair(stderr, r)
 			repaired = r
-			sum, err = runIndex(ctx, root, opts, stderr)
+			sum, err = runIndex(ctx, root, opts, sopts, stderr)
 		}
 	}
 	if err != nil {
@@ -113,6 +113,11 @@ func indexWorkspace(ctx context.Context, root string, opts index.Options, check 
 // lock taken as any run takes it), with no terminal: what it did goes to
 // the workspace's log.
 func backgroundIndex(ctx context.Context, root string) error {
+	// As the daemon: a workspace whose state was removed meanwhile is not
+	// brought back.
+	if _, err := os.Stat(store.Dir(root)); err != nil {
+		return fmt.Errorf("%w at %s", store.ErrNoIndex, root)
+	}
 	log, err := logging.File(filepath.Join(store.Dir(root), "ctxls.log"), "info")
 	if err != nil {
 		return err
@@ -130,7 +135,7 @@ func backgroundIndex(ctx context.Context, root string) error {
 		opts.LockHeld = true
 	}
 	var notes strings.Builder
-	sum, err := indexWorkspace(ctx, root, opts, false, &notes)
+	sum, err := indexWorkspace(ctx, root, opts, store.Options{Existing: true}, false, &notes)
 	if notes.Len() > 0 {
 		log.Warn(strings.TrimSpace(notes.String()))
 	}
@@ -144,8 +149,8 @@ func backgroundIndex(ctx context.Context, root string) error {
 }
 
 // runIndex opens root's index and brings it up to date.
-func runIndex(ctx context.Context, root string, opts index.Options, stderr io.Writer) (index.Summary, error) {
-	st, err := store.Open(ctx, root, store.Options{})
+func runIndex(ctx context.Context, root string, opts index.Options, sopts store.Options, stderr io.Writer) (index.Summary, error) {
+	st, err := store.Open(ctx, root, sopts)
 	if err != nil {
 		return index.Summary{}, err
 	}
