@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxls/ctxls/store"
@@ -20,15 +19,15 @@ func JSONFile(root string) string { return filepath.Join(store.Dir(root), "auto-
 // is synced to disk: they are derived and rewritten at the next activity
 // (docs/decisions/0038).
 func write(root string, snap *Snapshot) error {
-	if err := os.MkdirAll(store.Dir(root), 0o755); err != nil {
+	if err := store.EnsureDir(root); err != nil {
 		return fmt.Errorf("auto-context: %w", err)
 	}
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return fmt.Errorf("auto-context: %w", err)
 	}
-	if err := store.ReplaceFile(JSONFile(root), append(data, '\n'), 0o644); err != nil {
+	if err := store.ReplaceFile(JSONFile(root), append(data, '\n'), store.FilePerm); err != nil {
 		return err
 	}
-	return store.ReplaceFile(MarkdownFile(root), []byte(snap.Markdown), 0o644)
+	return store.ReplaceFile(MarkdownFile(root), []byte(snap.Markdown), store.FilePerm)
 }

@@ -51,6 +51,16 @@ func Call(ctx context.Context, req *Request) (Response, error) {
 	return resp, nil
 }
 
+// Stop asks the daemon serving root, if one does, to exit once the calls
+// in flight are answered. It does not wait for the daemon to exit.
+func Stop(ctx context.Context, root string) error {
+	_, err := Call(ctx, &Request{Root: root, Stop: true})
+	if errors.Is(err, ErrNoDaemon) {
+		return nil
+	}
+	return err
+}
+
 // Ping checks that a daemon serves root: it answers a call without an
 // event with an empty response.
 func Ping(ctx context.Context, root string) error {

@@ -38,6 +38,9 @@ type Request struct {
 	// Query, when set, asks for `ctxls query` output instead of a hook
 	// answer (Event is then empty).
 	Query *Query `json:"query,omitempty"`
+	// Stop asks the daemon to exit once the calls in flight are answered
+	// (whatever its build); see Stop.
+	Stop bool `json:"stop,omitempty"`
 }
 
 // Query is a `ctxls query` call: its text and flags.
@@ -80,6 +83,11 @@ func SocketPath(root string) (string, error) {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".sock"), nil
 }
+
+// LockPath is the lock file of the daemon listening on sock (SocketPath):
+// the daemon holds it for its whole life and releases it once it has
+// closed the index, so that one daemon serves a workspace.
+func LockPath(sock string) string { return sock + ".lock" }
 
 // socketDir returns the per-user directory of daemon sockets, creating it
 // private to the user. An existing directory that another user owns or

@@ -26,6 +26,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -58,6 +59,12 @@ type ServeOptions struct {
 	// Query, if set, answers `ctxls query` calls on the daemon's store:
 	// the command's output for q.
 	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
+	// Heal, if set, starts a rebuild of the index in the background for
+	// the reason given. The daemon calls it when the index it opened was
+	// recovered empty, and whenever its checks find the index partial or
+	// incomplete with no indexer at work (index.RebuildReason); it answers
+	// from what is ready meanwhile.
+	Heal func(root, reason string)
 }
 
 // Serve answers hook and query calls for opts.Root until ctx ends, the
@@ -79,7 +86,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	// The lock, held for the daemon's life, makes it the only one for the
 	// workspace; a stale socket file left by a killed daemon can then be
 	// removed without taking a live daemon's place.
-	lock := flock.New(sock + ".lock")
+	lock := flock.New(hookcall.LockPath(sock))
 	ok, err := lock.TryLock()
 	if err != nil {
 		return fmt.Errorf("hook daemon lock: %w", err)
@@ -95,7 +102,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	// One connection: its own writes (a re-index after an Edit, the
 	// collector) then leave its page cache warm for the next prompt
 	// (docs/decisions/0085).
-	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline, SingleConnection: true})
+	st, err := store.Open(ctx, opts.Root, store.Options{BusyTimeout: hooks.DefaultDeadline, SingleConnection: true, Existing: true})
 	if err != nil {
 		return err
 	}
@@ -131,6 +138,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	if st.Recovered != "" {
+		log.Warn("index was corrupt or not a ctxls index; moved aside for a new one", zap.String("moved", st.Recovered))
+	}
+	d.heal(ctx)
 	go d.watch(ctx, held, sock, sockInfo)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
@@ -171,6 +182,13 @@ func listen(sock string) (net.Listener, os.FileInfo, error) {
 	}
 	// Closing must not unlink tmp, a name a later daemon may hold.
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	// The socket's directory is private already (hookcall.SocketPath);
+	// the socket is too, whatever the umask.
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return nil, nil, fmt.Errorf("hook daemon socket: %w", err)
+	}
 	if err := os.Rename(tmp, sock); err != nil {
 		ln.Close()
 		os.Remove(tmp)
@@ -202,6 +220,7 @@ var (
 	errOtherMake = errors.New("a client of another build called")
 	errCorrupt   = errors.New("the index file is corrupt")
 	errSocket    = errors.New("the socket was removed or replaced")
+	errStopped   = errors.New("asked to stop")
 )
 
 // watch stops the daemon when it is no longer wanted.
@@ -236,6 +255,23 @@ func (d *daemon) watch(ctx context.Context, held map[string]os.FileInfo, sock st
 			d.stop(errDisabled)
 			return
 		}
+		d.heal(ctx)
+	}
+}
+
+// heal has the index rebuilt in the background when it needs it
+// (ServeOptions.Heal).
+func (d *daemon) heal(ctx context.Context) {
+	if d.opts.Heal == nil {
+		return
+	}
+	reason, _, err := index.RebuildReason(ctx, d.st, d.opts.Root)
+	if err != nil {
+		d.log.Warn("index state unknown", zap.Error(err))
+		return
+	}
+	if reason != "" {
+		d.opts.Heal(d.opts.Root, reason)
 	}
 }
 
@@ -261,6 +297,10 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 // answer runs one hook call, or refuses it.
 func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Response {
 	switch {
+	case req.Stop:
+		// Once the calls in flight are answered.
+		d.stop(errStopped)
+		return hookcall.Response{}
 	case req.Event == "" && req.Query == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:

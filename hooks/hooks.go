@@ -22,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -83,6 +84,12 @@ type Options struct {
 	// Store, if set, is Root's open index, used instead of opening it for
 	// the call (the hook daemon keeps one open); Run does not close it.
 	Store *store.Store
+	// Heal, if set, starts a rebuild of root's index in the background,
+	// for the reason given. Run calls it when the index it opened was
+	// recovered empty, is partial or incomplete (index.RebuildReason), and
+	// answers from what is ready. A caller that passes Store checks that
+	// store itself (the daemon does so as it watches its files).
+	Heal func(root, reason string)
 }
 
 // Output is the hook's JSON answer.
@@ -145,6 +152,16 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 			return nil, err
 		}
 		defer st.Close()
+		if st.Recovered != "" {
+			log.Warn("index was corrupt or not a ctxls index; moved aside for a new one", zap.String("moved", st.Recovered))
+		}
+		if opts.Heal != nil {
+			if reason, _, err := index.RebuildReason(ctx, st, root); err != nil {
+				log.Warn("index state unknown", zap.Error(err))
+			} else if reason != "" {
+				opts.Heal(root, reason)
+			}
+		}
 	}
 	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
 		Collector: collect.New(st, in.SessionID)}

@@ -5,15 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
@@ -47,7 +52,7 @@ func HandleLogin(svc *AuthService, user, pw string) string {
 // workspace returns an indexed temporary workspace.
 func workspace(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := quietDir(t)
 	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
 	os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644)
 	os.WriteFile(filepath.Join(root, "auth", "handler.go"), []byte(handlerGo), 0o644)
@@ -427,5 +432,264 @@ func waitIndexers(t *testing.T, root string) {
 			t.Fatal("an indexer of the workspace is still running")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// An index that a hook finds damaged on open (moved aside for an empty
+// one), or left partial by a killed index run, is rebuilt in the background
+// by the first hook process or daemon that finds it, once however many
+// calls find it, and the hooks answer from it again.
+func TestIndexHealsInTheBackground(t *testing.T) {
+	const ask = "Why does AuthService.Login reject valid passwords?"
+	cases := []struct {
+		name string
+		// daemon: calls go through a workspace daemon that runs before the
+		// index is spoiled, so that it, not a hook process, finds it.
+		daemon bool
+		spoil  func(t *testing.T, root string)
+		// state is what `ctxls stats` says of the spoiled index.
+		state string
+	}{
+		{"first page overwritten", false, firstPage, ""},
+		{"partial, in process", false, partial, "partial"},
+		{"partial, daemon", true, partial, ""}, // the daemon may be at work already
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.daemon {
+				t.Setenv("CTXLS_HOOK_DAEMON", "0")
+			}
+			root := workspace(t)
+			prompt := func(session string) string {
+				out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": session, "cwd": root, "prompt": ask}))
+				if code != 0 {
+					t.Fatalf("exit %d", code)
+				}
+				return contextOf(t, "user-prompt-submit", out)
+			}
+			if c.daemon {
+				prompt("start") // answered in process; starts the daemon
+				waitDaemon(t, root)
+			}
+			c.spoil(t, root)
+			if c.state != "" {
+				if s := stats(t, root); !strings.Contains(s, "state:      "+c.state) {
+					t.Errorf("stats of the spoiled index:\n%s", s)
+				}
+			}
+			// Many calls at once after the first: one rebuild.
+			prompt("first")
+			var wg sync.WaitGroup
+			for i := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					prompt(fmt.Sprintf("burst%d", i))
+				}()
+			}
+			wg.Wait()
+			for i, deadline := 0, time.Now().Add(60*time.Second); ; i++ {
+				if strings.Contains(prompt(fmt.Sprintf("s%d", i)), "AuthService.Login") && strings.Contains(stats(t, root), "state:      complete") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not rebuilt a minute after it was spoiled:\n%s", stats(t, root))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			waitIndexers(t, root)
+			if s := stats(t, root); !strings.Contains(s, "files:      3 ") {
+				t.Errorf("rebuilt index:\n%s", s)
+			}
+			log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log"))
+			if n := bytes.Count(log, []byte(`"msg":"rebuilding the index in the background"`)); n != 1 {
+				t.Errorf("%d background rebuilds started, want 1:\n%s", n, log)
+			}
+			if c.daemon && !bytes.Contains(log, []byte(`"reason":"the index is partial`)) {
+				t.Errorf("the daemon did not find the index partial:\n%s", log)
+			}
+		})
+	}
+}
+
+// firstPage overwrites the index's first page, as the reported failure
+// did: Open moves it aside for an empty one.
+func firstPage(t *testing.T, root string) {
+	t.Helper()
+	if err := damage.FirstPage(store.Path(root)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// partial leaves the index as an index run killed in its last phase
+// does: entities written, the file rows (written last) of some files not,
+// and the run's dirty mark set.
+func partial(t *testing.T, root string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.DB().Exec(`DELETE FROM files WHERE path <> 'auth/errors.go'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(context.Background(), "dirty", "1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stats is what `ctxls stats` prints for root.
+func stats(t *testing.T, root string) string {
+	t.Helper()
+	out, err := exec.Command(bin(t), "stats", "--root", root).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ctxls stats: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// waitDaemon waits until a daemon serves root.
+func waitDaemon(t *testing.T, root string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); hookcall.Ping(context.Background(), root) != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("no daemon serves the workspace 10 s after a hook call")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// quietDir is t.TempDir for a workspace the test's hook calls may start a
+// daemon or a background rebuild for: before the directory is removed, the
+// daemon is stopped and waited for, background rebuilds are waited for,
+// and until it is removed no daemon can start (its lock is held), so that
+// none writes into the directory while it is removed, or outlives it.
+func quietDir(t *testing.T) string {
+	t.Helper()
+	var release func()
+	t.Cleanup(func() { // after the removal
+		if release != nil {
+			release()
+		}
+	})
+	root := t.TempDir()
+	t.Cleanup(func() { // before the removal
+		sock, err := hookcall.SocketPath(root)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := hookcall.Stop(context.Background(), root); err != nil {
+			t.Errorf("stop the workspace's daemon: %v", err)
+		}
+		lock := flock.New(hookcall.LockPath(sock))
+		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if ok, err := lock.TryLockContext(lctx, 10*time.Millisecond); err != nil || !ok {
+			t.Errorf("the workspace's daemon did not stop: %v", err)
+			return
+		}
+		release = func() { lock.Unlock(); os.Remove(hookcall.LockPath(sock)) }
+		waitIndexers(t, root)
+	})
+	return root
+}
+
+// Under umask 022, everything ctxls leaves in .ctxls after an index run,
+// hook calls (in process and through the daemon) and queries is private to
+// the user: the directories 0700, the files 0600.
+func TestStateIsPrivateThroughBinary(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	root := workspace(t)
+	authPath := filepath.Join(root, "auth", "auth.go")
+	calls := []struct {
+		event string
+		in    map[string]any
+	}{
+		{"session-start", map[string]any{"source": "startup"}},
+		{"user-prompt-submit", map[string]any{"prompt": "Why does AuthService.Login reject valid passwords?"}},
+		{"pre-tool-use", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": authPath}}},
+		{"post-tool-use", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": authPath}}},
+	}
+	for i := range 2 { // in process, then through the daemon it started
+		for _, c := range calls {
+			c.in["session_id"], c.in["cwd"] = fmt.Sprintf("s%d", i), root
+			if _, code := hook(t, c.event, input(c.in)); code != 0 {
+				t.Fatalf("%s: exit %d", c.event, code)
+			}
+		}
+		if i == 0 {
+			waitDaemon(t, root)
+		}
+	}
+	for _, args := range [][]string{{"index"}, {"query", "AuthService"}, {"context", "AuthService"}, {"stats"}} {
+		if out, err := exec.Command(bin(t), append(args, "--root", root)...).CombinedOutput(); err != nil {
+			t.Fatalf("ctxls %v: %v\n%s", args, err, out)
+		}
+	}
+	var bad []string
+	filepath.WalkDir(store.Dir(root), func(p string, d fs.DirEntry, err error) error {
+		info, ierr := d.Info()
+		if err != nil || ierr != nil {
+			return nil // a temporary file, gone
+		}
+		want := store.FilePerm
+		if d.IsDir() {
+			want = store.DirPerm
+		}
+		if info.Mode().Perm() != want {
+			bad = append(bad, fmt.Sprintf("%s %v", p, info.Mode()))
+		}
+		return nil
+	})
+	if len(bad) > 0 {
+		t.Errorf("not private:\n%s", strings.Join(bad, "\n"))
+	}
+	for _, f := range []string{"ctxls.log", "index.db", "index.db-wal", "state.db"} {
+		if _, err := os.Stat(filepath.Join(store.Dir(root), f)); err != nil {
+			t.Errorf("expected %s: %v", f, err)
+		}
+	}
+}
+
+// A hook whose stdin stays open answers nothing within the hook's
+// deadline, exit 0, and logs why: in the thin client and in ctxls-core.
+func TestStdinThatNeverEnds(t *testing.T) {
+	if InputWait := hookcall.InputWait; InputWait != DefaultDeadline {
+		t.Fatalf("hookcall.InputWait %v, hooks.DefaultDeadline %v", InputWait, DefaultDeadline)
+	}
+	root := workspace(t)
+	for _, exe := range []string{bin(t), filepath.Join(filepath.Dir(bin(t)), "ctxls-core")} {
+		t.Run(filepath.Base(exe), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close() // held open, as by `sleep 8 | ctxls hook ...`
+			w.WriteString(`{"session_id": "open", "prompt": "AuthService`)
+			cmd := exec.Command(exe, "hook", "user-prompt-submit")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR=")
+			cmd.Stdin = r
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			start := time.Now()
+			err = cmd.Run()
+			r.Close()
+			took := time.Since(start)
+			if err != nil || out.Len() != 0 {
+				t.Errorf("err %v, output %q; want exit 0 and nothing", err, out.String())
+			}
+			if took > DefaultDeadline+time.Second {
+				t.Errorf("answered after %v; the deadline is %v", took, DefaultDeadline)
+			}
+			log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+			if !bytes.Contains(log, []byte("hook input not complete within the hook's deadline")) {
+				t.Errorf("not logged:\n%s", log)
+			}
+			os.Remove(filepath.Join(store.Dir(root), "ctxls.log"))
+		})
 	}
 }

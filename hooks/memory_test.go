@@ -14,7 +14,7 @@ import (
 // assistant reads that file, once per session, and before an edit of it.
 func TestMemoryInjectionEndToEnd(t *testing.T) {
 	b := bin(t)
-	root := t.TempDir()
+	root := quietDir(t) // its hooks start a daemon
 	home := t.TempDir() // the global scope: never the real ~/.claude
 	os.MkdirAll(filepath.Join(root, "billing"), 0o755)
 	os.WriteFile(filepath.Join(root, "billing", "invoice.go"), []byte("package billing\n\n// Total sums the lines.\nfunc Total(lines []int) int { return 0 }\n"), 0o644)

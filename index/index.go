@@ -40,6 +40,9 @@ type Options struct {
 	// LockTimeout bounds the wait for another process's index run; 0 means
 	// wait up to a minute.
 	LockTimeout time.Duration
+	// LockHeld says the caller holds the index lock already (a background
+	// rebuild inherits it from the process that started it; see TryLock).
+	LockHeld bool
 }
 
 // Summary reports what a run did.
@@ -180,7 +183,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		// A rebuild writes every file into empty tables, as a cold run
 		// does: files that are gone are simply not written.
 		sum.Deleted = len(deleted)
-		err := apply(ctx, st, opts, map[string]int64{}, work, nil, true, &sum)
+		err := apply(ctx, st, opts, map[string]int64{}, work, nil, true, true, &sum)
 		sum.Files = len(cands)
 		sum.Seconds = time.Since(start).Seconds()
 		return sum, err
@@ -193,7 +196,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			ids[f.Path] = f.ID
 		}
 	}
-	if err := apply(ctx, st, opts, ids, work, deleted, false, &sum); err != nil {
+	if err := apply(ctx, st, opts, ids, work, deleted, false, true, &sum); err != nil {
 		return sum, err
 	}
 	// Only a full run re-analyzes everything, so only it records the
@@ -284,7 +287,7 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		work = append(work, j)
 	}
 	before := len(tracked) // apply takes tracked over
-	if err := apply(ctx, st, opts, tracked, work, deleted, false, &sum); err != nil {
+	if err := apply(ctx, st, opts, tracked, work, deleted, false, false, &sum); err != nil {
 		return sum, err
 	}
 	sum.Files = before + sum.Parsed - sum.Deleted
@@ -376,7 +379,10 @@ func linkSkip(skip string) string {
 
 // lock serialises index writers across processes.
 func lock(ctx context.Context, opts Options) (func(), error) {
-	l := flock.New(filepath.Join(store.Dir(opts.Root), "index.lock"))
+	if opts.LockHeld {
+		return func() {}, nil
+	}
+	l := flock.New(lockPath(opts.Root))
 	timeout := opts.LockTimeout
 	if timeout == 0 {
 		timeout = time.Minute
@@ -501,7 +507,10 @@ const batchFiles = 400
 // of the code tables, as a cold run writes into empty ones, and swaps it in
 // for the live tables in its last transaction: until then readers see the
 // old index, and an interrupted rebuild leaves it as it was (decision 0057).
-func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, rebuild bool, sum *Summary) error {
+//
+// whole says the run covers the whole tree (Run): its last transaction
+// marks the index complete (CheckHealth).
+func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, rebuild, whole bool, sum *Summary) error {
 	log := opts.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -630,7 +639,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 	}
 	if len(done) == 0 && len(deleted) == 0 {
 		// Nothing changed: no references to resolve, no documents counted.
-		return finish(ctx, w, small, bulk, rebuild, dirty, dirty == "1" || rebuild)
+		return finish(ctx, w, small, bulk, rebuild, whole, dirty, dirty == "1" || rebuild)
 	}
 	cold := len(tracked) == 0 || len(done) > len(tracked)/2
 	sameFiles := len(deleted) == 0
@@ -733,14 +742,15 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			inBatch = 0
 		}
 	}
-	return finish(ctx, w, small, bulk, rebuild, dirty, true)
+	return finish(ctx, w, small, bulk, rebuild, whole, dirty, true)
 }
 
 // finish ends a run's last transaction: a rebuild swapped in with the
 // analysis version it was made with, the dirty mark cleared, secondary
 // indexes rebuilt after a bulk load, the document count (when the run may
-// have changed it) and the time recorded.
-func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild bool, dirty string, recount bool) error {
+// have changed it) and the time recorded, and for a whole-tree run the mark
+// that the index is complete.
+func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild, whole bool, dirty string, recount bool) error {
 	if rebuild {
 		if err := w.SwapRebuild(ctx); err != nil {
 			return err
@@ -768,8 +778,14 @@ func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild bool, dir
 			return err
 		}
 	}
-	if err := w.SetMeta(ctx, "indexed_at", time.Now().UTC().Format(time.RFC3339)); err != nil {
+	now := time.Now().UTC().Format(time.RFC3339)
+	if err := w.SetMeta(ctx, "indexed_at", now); err != nil {
 		return err
+	}
+	if whole {
+		if err := w.SetMeta(ctx, metaComplete, now); err != nil {
+			return err
+		}
 	}
 	return w.Commit()
 }

@@ -22,10 +22,13 @@ func File(path, level string) (*zap.Logger, error) {
 	}
 	var ws zapcore.WriteSyncer = zapcore.Lock(os.Stderr)
 	if path != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		// Private whatever the umask: the log names files and quotes
+		// errors about the workspace (it is .ctxls/ctxls.log, beside the
+		// index, DirPerm and FilePerm in package store).
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("log file %s: %w", path, err)
 		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("log file %s: %w", path, err)
 		}

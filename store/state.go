@@ -250,6 +250,13 @@ func initState(ctx context.Context, path string, busy time.Duration) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	// Created here with FilePerm: SQLite would create it readable by all
+	// (less the umask), and its -wal and -shm files with its mode.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FilePerm)
+	if err != nil {
+		return fmt.Errorf("open state %s: %w", path, err)
+	}
+	f.Close()
 	if _, err := db.ExecContext(ctx, "ATTACH DATABASE ? AS state", path); err != nil {
 		return classify(fmt.Errorf("open state %s: %w", path, err))
 	}

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,6 +26,16 @@ import (
 // DirName is the per-workspace directory holding the index and ctxls's
 // other state files.
 const DirName = ".ctxls"
+
+// DirPerm and FilePerm are the modes of the state directory and of every
+// file in it, whatever the umask: the index holds the workspace's code and
+// the state file the person's prompts, which others on the machine must not
+// read. SQLite gives a database's -wal and -shm files the mode of the
+// database file.
+const (
+	DirPerm  os.FileMode = 0o700
+	FilePerm os.FileMode = 0o600
+)
 
 // ErrNoIndex is returned by Open in read-only mode when no index exists.
 var ErrNoIndex = errors.New("no index: run 'ctxls index' first")
@@ -65,6 +76,12 @@ type Options struct {
 	// in parallel, and a caller must not start one while it holds a
 	// transaction or unclosed rows of another.
 	SingleConnection bool
+	// Existing makes a writer require the state directory instead of
+	// creating it (ErrNoIndex when it is missing). A process started in
+	// the background for a workspace (the hook daemon, a background
+	// rebuild) must not bring back a directory removed meanwhile: it would
+	// outlive its workspace, holding files nobody removes.
+	Existing bool
 }
 
 // Open opens the index of the workspace at root. A writer creates the state
@@ -85,6 +102,11 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 			return nil, err
 		}
 		return s, nil
+	}
+	if opts.Existing {
+		if _, err := os.Stat(Dir(root)); errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNoIndex
+		}
 	}
 	if err := ensureDir(Dir(root)); err != nil {
 		return nil, err
@@ -171,7 +193,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// the file was deleted under a long-running process must fail, not
 		// create an empty database that hides the deletion from the
 		// process's check for it (the server's ensureStore) for good.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FilePerm)
 		if err != nil {
 			return nil, fmt.Errorf("open index %s: %w", path, err)
 		}
@@ -292,17 +314,59 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Path returns the index file's path.
 func (s *Store) Path() string { return s.path }
 
-// ensureDir creates the state directory with a .gitignore that keeps all of
-// it out of version control.
+// EnsureDir creates root's state directory, private to the user, with a
+// .gitignore that keeps all of it out of version control. A directory that
+// others may read (made by an earlier ctxls, or under a wide umask) is
+// made private, with everything in it.
+func EnsureDir(root string) error { return ensureDir(Dir(root)) }
+
 func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, DirPerm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	// MkdirAll applies the umask, and an existing directory keeps its mode.
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if info.Mode().Perm()&^DirPerm != 0 {
+		if err := tighten(dir); err != nil {
+			return err
+		}
 	}
 	gi := filepath.Join(dir, ".gitignore")
 	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
-		if err := WriteFileAtomic(gi, []byte("# Created by ctxls: everything here is derived state.\n*\n"), 0o644); err != nil {
+		if err := WriteFileAtomic(gi, []byte("# Created by ctxls: everything here is derived state.\n*\n"), FilePerm); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// tighten makes dir and everything in it private to the user: directories
+// DirPerm, files FilePerm less what they lacked (an executable stays so
+// only for the user).
+func tighten(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(p, DirPerm)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if mode := info.Mode().Perm(); mode&^DirPerm != 0 {
+				return os.Chmod(p, mode&DirPerm)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("make %s private: %w", dir, err)
 	}
 	return nil
 }

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -430,5 +432,79 @@ func TestRootWithURICharacters(t *testing.T) {
 	}
 	if ws, err := rd.WorkingSet(ctx, time.Time{}, 5); err != nil || len(ws) != 1 {
 		t.Errorf("WorkingSet = %v, %v", ws, err)
+	}
+}
+
+// The state directory and the files in it are private to the user whatever
+// the umask, and an existing directory others could read is made private
+// on open; files written elsewhere with WriteFileAtomic (the memory store,
+// shared through git) keep the umask.
+func TestStateIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	for _, tc := range []struct {
+		name    string
+		prepare func(root string)
+	}{
+		{"new", func(string) {}},
+		{"existing, readable by all", func(root string) {
+			os.Mkdir(Dir(root), 0o755)
+			os.Chmod(Dir(root), 0o755)
+			os.WriteFile(filepath.Join(Dir(root), "ctxls.log"), []byte("x\n"), 0o644)
+			os.Mkdir(filepath.Join(Dir(root), "sub"), 0o755)
+			os.WriteFile(filepath.Join(Dir(root), "sub", "f"), nil, 0o666)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			tc.prepare(root)
+			st, err := Open(context.Background(), root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.RecordActivity(context.Background(), Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFileAtomic(filepath.Join(Dir(root), "cache.json"), []byte("{}"), FilePerm); err != nil {
+				t.Fatal(err)
+			}
+			checkPrivate(t, Dir(root), "index.db-wal", "state.db-shm")
+		})
+	}
+	// Outside the state directory, the umask applies.
+	p := filepath.Join(t.TempDir(), "memory.md")
+	if err := WriteFileAtomic(p, []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(p); info.Mode().Perm() != 0o644 {
+		t.Errorf("WriteFileAtomic with 0o666 under umask 022: %v", info.Mode())
+	}
+}
+
+// checkPrivate fails unless dir and every directory in it are DirPerm and
+// every other file in it FilePerm, and the files named exist.
+func checkPrivate(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	seen := map[string]bool{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed meanwhile (a temporary file)
+		}
+		seen[d.Name()] = true
+		if perm, wantPerm := info.Mode().Perm(), map[bool]os.FileMode{true: DirPerm, false: FilePerm}[d.IsDir()]; perm != wantPerm {
+			t.Errorf("%s: %v, want %v", p, perm, wantPerm)
+		}
+		return nil
+	})
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("%s has no %s", dir, w)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
@@ -46,9 +47,10 @@ func writeJSON(w io.Writer, v any) error {
 func relToRoot(root, p string) (rel, abs string, err error) { return wspath.Rel(root, p) }
 
 // repairCorrupt is err, unless err says a query met a damaged index or
-// state file of root: then the damaged file is moved aside (store.Repair)
-// and the error says so and what to do next. Without it every later command
-// would fail the same way, since Open checks only the files' headers.
+// state file of root: then the damaged file is moved aside (store.Repair),
+// a damaged index is rebuilt in the background (heal), and the error says
+// so and what to do next. Without it every later command would fail the
+// same way, since Open checks only the files' headers.
 func repairCorrupt(ctx context.Context, root string, err error) error {
 	if !store.IsCorrupt(err) {
 		return err
@@ -58,6 +60,10 @@ func repairCorrupt(ctx context.Context, root string, err error) error {
 	case rerr != nil:
 		return fmt.Errorf("%w (checking the files: %v)", err, rerr)
 	case r.Index != "":
+		var log *zap.Logger
+		if heal(root, "damaged index pages; moved to "+r.Index, workspaceLog(root, &log)) {
+			return fmt.Errorf("%w\nthe index was damaged and has been moved to %s; it is being rebuilt in the background: run the command again shortly", err, r.Index)
+		}
 		return fmt.Errorf("%w\nthe index was damaged and has been moved to %s; run 'ctxls index' to rebuild it", err, r.Index)
 	case r.State != "":
 		return fmt.Errorf("%w\nthe session state file was damaged and has been moved to %s; run the command again", err, r.State)

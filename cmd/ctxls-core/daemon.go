@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookd"
+	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
 )
@@ -36,6 +38,12 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 				return err
 			}
 			daemonRuntime()
+			// Started in the background, the daemon may find its
+			// workspace's state removed meanwhile: it must not create
+			// any of it again (not even the log's directory).
+			if _, err := os.Stat(store.Dir(abs)); err != nil {
+				return fmt.Errorf("%w at %s", hooks.ErrNoIndex, abs)
+			}
 			log, err := logging.File(filepath.Join(store.Dir(abs), "ctxls.log"), "info")
 			if err != nil {
 				return err
@@ -45,7 +53,8 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			if err != nil {
 				return err
 			}
-			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery})
+			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery,
+				Heal: func(root, reason string) { heal(root, reason, log) }})
 			if errors.Is(err, hookd.ErrRunning) {
 				return fmt.Errorf("%w (%s)", err, abs)
 			}

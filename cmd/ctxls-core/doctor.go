@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/install"
 	"github.com/ctxls/ctxls/store"
 )
@@ -119,6 +120,7 @@ func (d *doctor) run(ctx context.Context) {
 	}
 	stats, err := st.Stats(ctx)
 	at, _ := st.Meta(ctx, "indexed_at")
+	health, herr := index.CheckHealth(ctx, st, d.root)
 	st.Close()
 	if err != nil {
 		d.verdict(false, "index", err.Error())
@@ -128,6 +130,16 @@ func (d *doctor) run(ctx context.Context) {
 		return
 	}
 	d.verdict(stats.Parsed > 0, "index", fmt.Sprintf("%d files, %d entities, updated %s", stats.Files, stats.Entities, at))
+	switch {
+	case herr != nil:
+		d.verdict(false, "index state", herr.Error())
+	case health.Indexing:
+		d.verdict(true, "index state", "an index run (or a background rebuild) is at work; hooks answer from what it has written")
+	case health.NeedsRebuild():
+		d.verdict(false, "index state", health.String()+"; the next hook or query rebuilds it in the background, or run 'ctxls index'")
+	default:
+		d.verdict(true, "index state", health.String())
+	}
 	d.pages(ctx)
 	// A canary round trip of each hook through the real binary.
 	canaries := map[string]map[string]any{

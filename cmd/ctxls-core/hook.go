@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,7 +74,13 @@ Events: ` + strings.Join(names, ", "),
 // runHook never returns an error: a hook fails open.
 func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	start := time.Now()
-	data, readErr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hookcall.MaxInput+1))
+	// The input's read has the hook's deadline: the workspace's is not
+	// known before the input names the workspace.
+	wait := hookcall.InputWait
+	if opts.DeadlineSet && opts.Deadline > 0 {
+		wait = opts.Deadline
+	}
+	data, readErr := hookcall.ReadInput(cmd.InOrStdin(), wait)
 	log := zap.NewNop()
 	logRoot := root
 	if logRoot == "" {
@@ -101,6 +106,7 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		return
 	}
 	opts.Root, opts.Log = root, log
+	opts.Heal = func(root, reason string) { heal(root, reason, log) }
 	if d, cfg := daemonFor(logRoot, log); d.use {
 		// The daemon answers within the hook's deadline plus the grace
 		// period of its bookkeeping.
@@ -138,7 +144,7 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 			} else if r != (store.Repaired{}) {
 				log.Warn("damaged files moved aside", zap.String("index", r.Index), zap.String("state", r.State))
 				if r.Index != "" {
-					rebuild(logRoot, log)
+					heal(logRoot, "damaged index pages; moved to "+r.Index, log)
 				}
 			}
 		}
@@ -146,18 +152,4 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
-}
-
-// rebuild starts `ctxls-core index` for root in the background, so that
-// the hooks answer again once it is done.
-func rebuild(root string, log *zap.Logger) {
-	exe, err := hookcall.Executable()
-	if err == nil {
-		err = hookcall.Detach(exe, root, "index", "--root", root)
-	}
-	if err != nil {
-		log.Warn("index not rebuilt; run 'ctxls index'", zap.Error(err))
-		return
-	}
-	log.Info("rebuilding the index in the background", zap.String("root", root))
 }

@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -24,6 +28,8 @@ func newIndexCmd() *cobra.Command {
 		workers  int
 		progress bool
 		check    bool
+		// background: started by heal, with the index lock as fd 3.
+		background bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -38,38 +44,21 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 			if err != nil {
 				return err
 			}
+			if background {
+				return backgroundIndex(cmd.Context(), abs)
+			}
 			cfg, err := config.Load(abs)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			var repaired store.Repaired
-			if check {
-				if repaired, err = store.Repair(ctx, abs); err != nil {
-					return err
-				}
-				reportRepair(stderr, repaired)
-			}
 			opts := index.Options{Root: abs, Config: cfg, Workers: workers}
 			if isTerminal(stderr) && !asJSON || progress {
 				opts.Progress = newProgress(stderr, isTerminal(stderr))
 			}
-			sum, err := runIndex(ctx, abs, opts, stderr)
-			if store.IsCorrupt(err) {
-				// Damaged pages that Open did not read: set the damaged file
-				// aside and index again, into a new one.
-				if r, rerr := store.Repair(ctx, abs); rerr == nil && r != (store.Repaired{}) {
-					reportRepair(stderr, r)
-					repaired = r
-					sum, err = runIndex(ctx, abs, opts, stderr)
-				}
-			}
+			sum, err := indexWorkspace(cmd.Context(), abs, opts, store.Options{}, check, stderr)
 			if err != nil {
 				return err
-			}
-			if sum.Recovered == "" {
-				sum.Recovered = repaired.Index
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), sum)
@@ -83,12 +72,85 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 	cmd.Flags().IntVar(&workers, "workers", 0, "parsing goroutines (0: one per CPU)")
 	cmd.Flags().BoolVar(&progress, "progress", false, "report progress even when stderr is not a terminal")
 	cmd.Flags().BoolVar(&check, "check", false, "read every page of the index and state files first; set damaged ones aside and rebuild")
+	cmd.Flags().BoolVar(&background, "background", false, "run as a background rebuild: log to .ctxls/ctxls.log (internal)")
+	cmd.Flags().MarkHidden("background")
 	return cmd
 }
 
+// indexWorkspace brings root's index up to date, setting aside the files
+// found damaged (all of them first with check) and indexing again into new
+// ones.
+func indexWorkspace(ctx context.Context, root string, opts index.Options, sopts store.Options, check bool, stderr io.Writer) (index.Summary, error) {
+	var repaired store.Repaired
+	if check {
+		var err error
+		if repaired, err = store.Repair(ctx, root); err != nil {
+			return index.Summary{}, err
+		}
+		reportRepair(stderr, repaired)
+	}
+	sum, err := runIndex(ctx, root, opts, sopts, stderr)
+	if store.IsCorrupt(err) {
+		// Damaged pages that Open did not read: set the damaged file
+		// aside and index again, into a new one.
+		if r, rerr := store.Repair(ctx, root); rerr == nil && r != (store.Repaired{}) {
+			reportRepair(stderr, r)
+			repaired = r
+			sum, err = runIndex(ctx, root, opts, sopts, stderr)
+		}
+	}
+	if err != nil {
+		return sum, err
+	}
+	if sum.Recovered == "" {
+		sum.Recovered = repaired.Index
+	}
+	return sum, nil
+}
+
+// backgroundIndex is the run heal starts: a whole-tree index run under the
+// lock heal took and handed over as fd 3 (or, started some other way, the
+// lock taken as any run takes it), with no terminal: what it did goes to
+// the workspace's log.
+func backgroundIndex(ctx context.Context, root string) error {
+	// As the daemon: a workspace whose state was removed meanwhile is not
+	// brought back.
+	if _, err := os.Stat(store.Dir(root)); err != nil {
+		return fmt.Errorf("%w at %s", store.ErrNoIndex, root)
+	}
+	log, err := logging.File(filepath.Join(store.Dir(root), "ctxls.log"), "info")
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
+	log = log.With(zap.Bool("background", true))
+	cfg, err := config.Load(root)
+	if err != nil {
+		log.Warn("background index run failed", zap.Error(err))
+		return err
+	}
+	opts := index.Options{Root: root, Config: cfg, Log: log}
+	if f := inheritedLock(root); f != nil {
+		defer f.Close()
+		opts.LockHeld = true
+	}
+	var notes strings.Builder
+	sum, err := indexWorkspace(ctx, root, opts, store.Options{Existing: true}, false, &notes)
+	if notes.Len() > 0 {
+		log.Warn(strings.TrimSpace(notes.String()))
+	}
+	if err != nil {
+		log.Warn("background index run failed", zap.Error(err))
+		return err
+	}
+	log.Info("background index run done", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed),
+		zap.Int("entities", sum.Entities), zap.Float64("seconds", sum.Seconds))
+	return nil
+}
+
 // runIndex opens root's index and brings it up to date.
-func runIndex(ctx context.Context, root string, opts index.Options, stderr io.Writer) (index.Summary, error) {
-	st, err := store.Open(ctx, root, store.Options{})
+func runIndex(ctx context.Context, root string, opts index.Options, sopts store.Options, stderr io.Writer) (index.Summary, error) {
+	st, err := store.Open(ctx, root, sopts)
 	if err != nil {
 		return index.Summary{}, err
 	}

@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
 )
 
@@ -151,8 +153,9 @@ func TestInitAndDoctor(t *testing.T) {
 }
 
 // Damaged pages of the index (Open reads only the header) are found by the
-// command that meets them: the file is set aside with a message saying what
-// to do, and `ctxls index --check` finds them before they are met.
+// command that meets them: the file is set aside and rebuilt in the
+// background, with a message saying so, and `ctxls index --check` finds
+// them before they are met.
 func TestDamagedIndexPages(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0") // nothing else holds the file open
 	root := t.TempDir()
@@ -179,14 +182,21 @@ func TestDamagedIndexPages(t *testing.T) {
 
 	damage()
 	_, errOut, code := ctxls(t, root, "query", "--json", "which check validates login attempts")
-	if code != 1 || !strings.Contains(errOut, "has been moved to") || !strings.Contains(errOut, "run 'ctxls index'") || asides() != 1 {
+	if code != 1 || !strings.Contains(errOut, "has been moved to") || !strings.Contains(errOut, "rebuilt in the background") || asides() != 1 {
 		t.Fatalf("query on damaged pages: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
 	}
-	if _, errOut, code := ctxls(t, root, "index"); code != 0 || errOut != "" {
-		t.Fatalf("index after the repair: %d %q", code, errOut)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, _, code := ctxls(t, root, "query", "--json", "Check7")
+		if code == 0 && strings.Contains(out, "check7.go") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("query a minute after the repair: %d %q", code, out)
+		}
 	}
-	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
-		t.Fatalf("query after the rebuild: %d %q", code, out)
+	waitUnlocked(t, root)
+	if _, errOut, code := ctxls(t, root, "index"); code != 0 || errOut != "" {
+		t.Fatalf("index after the rebuild: %d %q", code, errOut)
 	}
 
 	damage()
@@ -200,5 +210,23 @@ func TestDamagedIndexPages(t *testing.T) {
 	}
 	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
 		t.Fatalf("query after index --check: %d %q", code, out)
+	}
+}
+
+// waitUnlocked waits until no process holds root's index lock: a
+// background rebuild has finished.
+func waitUnlocked(t *testing.T, root string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		locked, err := index.Locked(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !locked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index is still locked a minute later")
+		}
 	}
 }

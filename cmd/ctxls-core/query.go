@@ -54,12 +54,12 @@ func (f *queryFlags) repairCorrupt(ctx context.Context, err error) error {
 }
 
 // open validates the arguments and opens the index, refreshing it if asked.
-func (f *queryFlags) open(ctx context.Context, stdin io.Reader, args []string) (string, config.Config, *store.Store, string, error) {
+func (f *queryFlags) open(ctx context.Context, stdin io.Reader, stderr io.Writer, args []string) (string, config.Config, *store.Store, string, error) {
 	text, err := queryText(stdin, args)
 	if err != nil {
 		return "", config.Config{}, nil, "", err
 	}
-	return f.openFor(ctx, text)
+	return f.openFor(ctx, stderr, text)
 }
 
 // queryText is the text to look up: the arguments, or stdin for "-".
@@ -82,8 +82,10 @@ func queryText(stdin io.Reader, args []string) (string, error) {
 	return text, nil
 }
 
-// openFor opens the index for text, refreshing it if asked.
-func (f *queryFlags) openFor(ctx context.Context, text string) (string, config.Config, *store.Store, string, error) {
+// openFor opens the index for text, refreshing it if asked. An index that
+// was recovered empty, is partial or incomplete is rebuilt in the
+// background (heal), and stderr says the answer may be incomplete.
+func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string) (string, config.Config, *store.Store, string, error) {
 	abs, err := resolveRoot(f.root)
 	if err != nil {
 		return "", config.Config{}, nil, "", err
@@ -110,6 +112,9 @@ func (f *queryFlags) openFor(ctx context.Context, text string) (string, config.C
 	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
 	if err != nil {
 		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
+	}
+	if reason, _ := healIfNeeded(ctx, st, abs, nil); reason != "" {
+		fmt.Fprintf(stderr, "ctxls: %s; it is being rebuilt in the background, so answers may be incomplete\n", reason)
 	}
 	return abs, cfg, st, text, nil
 }
@@ -174,7 +179,7 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 					}
 				}
 			}
-			abs, _, st, text, err := f.openFor(cmd.Context(), text)
+			abs, _, st, text, err := f.openFor(cmd.Context(), cmd.ErrOrStderr(), text)
 			if err != nil {
 				return err
 			}
@@ -315,7 +320,7 @@ func newContextCmd() *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
-			abs, cfg, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), args)
+			abs, cfg, st, text, err := f.open(cmd.Context(), cmd.InOrStdin(), cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -32,11 +33,22 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// Counts of a partial or incomplete index are not the
+			// workspace's: say so.
+			h, err := index.CheckHealth(cmd.Context(), st, abs)
+			if err != nil {
+				return err
+			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), s)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					store.Stats
+					State  string       `json:"state"`
+					Health index.Health `json:"health"`
+				}{s, h.String(), h})
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "index %s (%.1f MB)\n", st.Path(), float64(s.Bytes)/1e6)
+			fmt.Fprintf(w, "state:      %s\n", h)
 			fmt.Fprintf(w, "files:      %d (%d parsed, %d skipped)\n", s.Files, s.Parsed, s.Skipped)
 			fmt.Fprintf(w, "entities:   %d\n", s.Entities)
 			fmt.Fprintf(w, "references: %d (%d resolved)\n", s.Refs, s.Resolved)

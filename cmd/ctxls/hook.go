@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -33,7 +33,13 @@ func hook(core, event string) (code int) {
 			code = 0
 		}
 	}()
-	data, err := io.ReadAll(io.LimitReader(os.Stdin, hookcall.MaxInput+1))
+	data, err := hookcall.ReadInput(os.Stdin, hookcall.InputWait)
+	if errors.Is(err, hookcall.ErrInputTimeout) {
+		// Nothing can be answered without the input, and waiting longer
+		// holds the session up.
+		hookcall.LogWarn(hookcall.FindRoot(""), "hook answered nothing: its input was not read", map[string]any{"event": event, "error": err.Error()})
+		return 0
+	}
 	if err != nil {
 		data = nil
 	}

@@ -32,6 +32,25 @@ func Pages(path string, from float64) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
+// FirstPage overwrites the first page of the closed database file at path
+// (its header and the start of its schema), as a stray write would: opening
+// the file fails, and a writer moves it aside for a new one.
+func FirstPage(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	page := make([]byte, pageSize)
+	for i := range page {
+		page[i] = byte(i*7 + 3)
+	}
+	if _, err := f.WriteAt(page, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("damage %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 // GoFiles writes n small Go files of package pkg into dir, each with a
 // documented function (CheckN): indexed, they fill enough pages that damage
 // to the last part of the index reaches its full-text tables.

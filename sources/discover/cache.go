@@ -180,5 +180,5 @@ func (c *Cache) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(path, data, 0o644)
+	return store.WriteFileAtomic(path, data, store.FilePerm)
 }
