@@ -122,6 +122,8 @@ func New(opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{ListChanged: false},
 		},
 	})
+	// Every error answer must encode, or the SDK ends the session.
+	s.mcp.AddReceivingMiddleware(validErrors)
 	s.registerResources()
 	s.registerTools()
 	s.registerMemoryTools()
