@@ -220,13 +220,20 @@ func checkBadLines(t *testing.T, c *rawClient, lines []badLine) {
 }
 
 // filterClient serves root in-process through FilterTransport over pipes
-// and returns a raw client of it.
+// and returns a raw client of it; maxLine > 0 replaces MaxFrameBytes.
 func filterClient(t *testing.T, root string, maxLine int) *rawClient {
 	t.Helper()
 	srv, err := New(Options{Root: root, Version: "test", Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.Close() })
+	return filterSession(t, srv, maxLine)
+}
+
+// filterSession connects a new session of srv through FilterTransport.
+func filterSession(t *testing.T, srv *Server, maxLine int) *rawClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ft := FilterTransport(inR, outW).(*filterTransport)
@@ -241,7 +248,6 @@ func filterClient(t *testing.T, root string, maxLine int) *rawClient {
 		inW.Close()
 		ss.Wait()
 		outW.Close()
-		srv.Close()
 	})
 	return newRawClient(t, inW, outR)
 }
