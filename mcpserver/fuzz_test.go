@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,19 +78,53 @@ func FuzzResourceRead(f *testing.F) {
 		f.Add(uri)
 	}
 	srv, root := fuzzServer(f)
-	indexed := []string{"auth/auth.go", "cmd/app/main.go", "go.mod"}
+	// Out through the root's parent and back in: it leaves the root.
+	f.Add("ctxls://context/file/../" + filepath.Base(root) + "/auth/auth.go")
+	f.Add("ctxls://context/file/auth/../../" + url.PathEscape(filepath.Base(root)) + "/auth/auth.go")
 	f.Fuzz(func(t *testing.T, uri string) {
 		cs := sdkSession(t, srv)
-		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
 		checkAnswered(t, cs, "resources/read "+uri, err)
-		if err != nil || !strings.HasPrefix(uri, filePrefix) {
+		if err != nil {
 			return
 		}
-		rel, ok := filePath(root, uri)
-		if !ok || !slices.Contains(indexed, rel) {
-			t.Fatalf("resources/read %q read %q (inside: %v): %q", uri, rel, ok, res.Contents[0].Text[:min(len(res.Contents[0].Text), 200)])
+		if why := outside(uri); why != "" {
+			t.Fatalf("resources/read %q was answered, but %s", uri, why)
 		}
 	})
+}
+
+// outside says why a file URI must not be read, independently of
+// filePath: its path, decoded, is absolute, climbs above the root at any
+// step, or holds a control character.
+func outside(uri string) string {
+	rest, ok := strings.CutPrefix(uri, filePrefix)
+	if !ok {
+		return ""
+	}
+	p, err := url.PathUnescape(rest)
+	switch {
+	case err != nil:
+		return "its path does not decode"
+	case strings.HasPrefix(p, "/"):
+		return "its path is absolute"
+	case strings.ContainsFunc(p, unicode.IsControl):
+		return "its path holds a control character"
+	}
+	depth := 0
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "..":
+			depth--
+		case ".", "":
+		default:
+			depth++
+		}
+		if depth < 0 {
+			return "its path climbs above the root"
+		}
+	}
+	return ""
 }
 
 // toolNames are the server's tools.
