@@ -66,13 +66,13 @@ type filterTransport struct {
 func (t *filterTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw := io.Pipe()
 	f := &filter{out: &outWriter{w: t.w, pending: map[string]bool{}}, maxLine: t.maxLine}
-	go f.run(t.r, pw)
 	// The filter enforces the frame limit; the SDK's own count can run
 	// across frames it has read ahead.
 	conn, err := (&mcp.IOTransport{Reader: pr, Writer: f.out, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mcp transport: %w", err)
 	}
+	go f.run(t.r, pw)
 	return conn, nil
 }
 
@@ -249,9 +249,10 @@ func checkMessage(obj []byte) (id json.RawMessage, isReq bool, why string) {
 	if id == nil {
 		return nil, false, `a message needs a "method", or an id when it is a response`
 	}
-	result, hasResult := m["result"]
+	// A result may be null; an error of null is none (the SDK reads both
+	// so).
+	_, hasResult := m["result"]
 	rawErr, hasErr := m["error"]
-	hasResult = hasResult && !isNull(result)
 	hasErr = hasErr && !isNull(rawErr)
 	if hasResult == hasErr {
 		return id, false, `a response needs one of "result" and "error"`
@@ -261,7 +262,7 @@ func checkMessage(obj []byte) (id json.RawMessage, isReq bool, why string) {
 			Code    *int64  `json:"code"`
 			Message *string `json:"message"`
 		}
-		if err := json.Unmarshal(rawErr, &e); err != nil || rawErr[0] != '{' || e.Code == nil || e.Message == nil {
+		if rawErr[0] != '{' || json.Unmarshal(rawErr, &e) != nil || e.Code == nil || e.Message == nil {
 			return id, false, `"error" must be an object with an integer "code" and a string "message"`
 		}
 	}

@@ -169,7 +169,7 @@ func FuzzFilter(f *testing.F) {
 		"{not json\n[]\n{}\n\xff\xfe\n", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n" + `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
-		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":1,"result":null,"error":null}`, `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\r\n \n", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-03-26"}}`,
 	} {
