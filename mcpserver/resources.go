@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -239,29 +241,43 @@ func sessionMarkdown(ctx context.Context, st *store.Store, now time.Time) (strin
 func fileURI(rel string) string { return filePrefix + rel }
 
 // filePath extracts the workspace-relative path from a file resource URI,
-// accepting the slashes raw or percent-encoded; ok is false for paths that
-// leave the workspace.
-func filePath(uri string) (string, bool) {
+// accepting the slashes raw or percent-encoded. ok is false for a path the
+// server does not look up: one that leaves the workspace (absolute, or
+// climbing out with ..), or that holds a NUL or another control character,
+// invalid UTF-8 or a backslash (a separator on Windows), raw or encoded. A
+// model that a prompt injected can ask for any URI.
+func filePath(root, uri string) (string, bool) {
 	rest, ok := strings.CutPrefix(uri, filePrefix)
 	if !ok || rest == "" {
 		return "", false
 	}
 	p, err := url.PathUnescape(rest)
-	if err != nil {
+	if err != nil || !utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool { return unicode.IsControl(r) || r == '\\' }) {
 		return "", false
 	}
-	p = path.Clean(strings.TrimPrefix(p, "./"))
-	if p == "." || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
+	if path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
 		return "", false
 	}
-	return p, true
+	p = path.Clean(p)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	// Resolved against the root, the path must stay under it; this is the
+	// check that counts, the ones above say why early.
+	abs := filepath.Join(root, filepath.FromSlash(p))
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	// TODO(boundary): also refuse abs when wspath.Inside(root, abs) says a symlink leads out of the workspace.
+	return filepath.ToSlash(rel), true
 }
 
 func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	rel, ok := filePath(uri)
+	rel, ok := filePath(s.opts.Root, uri)
 	if !ok {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	st, err := s.store(ctx)
 	if err != nil {
@@ -272,7 +288,7 @@ func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 		return nil, err
 	}
 	if !ok {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	md, err := fileMarkdown(ctx, st, f)
 	if err != nil {

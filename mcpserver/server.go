@@ -16,6 +16,10 @@
 //   - a watcher (watch.go) on <root>/.ctxls that turns a new auto-context
 //     file or new activity into notifications/resources/updated and
 //     notifications/resources/list_changed.
+//   - a line filter (filter.go) in front of the SDK's stdio transport that
+//     answers malformed input with JSON-RPC errors instead of ending the
+//     session, and a middleware (errors.go) that keeps every error answer
+//     encodable (docs/RELIABILITY.md).
 //
 // The index is opened read-only and lazily, and re-opened when the file is
 // replaced (a rebuild after corruption), so the server starts, and says what
@@ -122,6 +126,8 @@ func New(opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{ListChanged: false},
 		},
 	})
+	// Every error answer must encode, or the SDK ends the session.
+	s.mcp.AddReceivingMiddleware(validErrors)
 	s.registerResources()
 	s.registerTools()
 	s.registerMemoryTools()

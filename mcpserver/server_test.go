@@ -572,17 +572,36 @@ func TestOutputCap(t *testing.T) {
 }
 
 func TestFilePath(t *testing.T) {
+	root := filepath.FromSlash("/work/space")
 	for uri, want := range map[string]string{
-		"ctxls://context/file/a/b.go":      "a/b.go",
-		"ctxls://context/file/a%2Fb.go":    "a/b.go",
-		"ctxls://context/file/./a/../b.go": "b.go",
-		"ctxls://context/file/../b.go":     "",
-		"ctxls://context/file//etc/passwd": "",
-		"ctxls://context/file/":            "",
-		"ctxls://context/file/%zz":         "",
-		"ctxls://context/auto":             "",
+		"ctxls://context/file/a/b.go":            "a/b.go",
+		"ctxls://context/file/a%2Fb.go":          "a/b.go",
+		"ctxls://context/file/./a/../b.go":       "b.go",
+		"ctxls://context/file/a b%20c.go":        "a b c.go",
+		"ctxls://context/file/%252e%252e":        "%2e%2e", // encoded twice: a name, not ..
+		"ctxls://context/file/../b.go":           "",
+		"ctxls://context/file/a/../../b":         "",
+		"ctxls://context/file/../../etc/passwd":  "",
+		"ctxls://context/file/%2e%2e/%2e%2e/etc": "",
+		"ctxls://context/file/%2E%2E%2Fetc":      "",
+		"ctxls://context/file/..":                "",
+		"ctxls://context/file/.":                 "",
+		"ctxls://context/file//etc/passwd":       "",
+		"ctxls://context/file/%2Fetc%2Fpasswd":   "",
+		"ctxls://context/file/a\x00b":            "",
+		"ctxls://context/file/a%00b":             "",
+		"ctxls://context/file/\u0001":            "",
+		"ctxls://context/file/%01":               "",
+		"ctxls://context/file/a\nb":              "",
+		"ctxls://context/file/a%7Fb":             "",
+		"ctxls://context/file/%ff":               "",
+		"ctxls://context/file/..%5C..%5Cetc":     "",
+		"ctxls://context/file/a\\b":              "",
+		"ctxls://context/file/":                  "",
+		"ctxls://context/file/%zz":               "",
+		"ctxls://context/auto":                   "",
 	} {
-		got, ok := filePath(uri)
+		got, ok := filePath(root, uri)
 		if got != want || ok != (want != "") {
 			t.Errorf("filePath(%q) = %q, %v; want %q", uri, got, ok, want)
 		}

@@ -155,3 +155,53 @@ func TestBinaryFileRulesAndMemories(t *testing.T) {
 		t.Errorf("ctxls mcp wrote to stderr: %q", stderr.String())
 	}
 }
+
+// TestBinaryBadLines sends the built binary's `ctxls mcp`, over real stdio
+// pipes, every bad line of issue 23's reproduction (badLines), each with a
+// ping after it: every answer must be JSON with the right code, and the
+// session must outlive them all and answer a valid request at the end.
+func TestBinaryBadLines(t *testing.T) {
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	root := workspace(t, fixture)
+	cmd := exec.Command(bin, "mcp", "--root", root)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	c := newRawClient(t, stdin, stdout)
+	c.initialize("2025-06-18")
+	checkBadLines(t, c, badLines)
+
+	c.send(`{"jsonrpc":"2.0","id":"read","method":"resources/read","params":{"uri":"ctxls://context/file/auth/auth.go"}}`)
+	if _, r := c.until(`"read"`); r.Error != nil || !bytes.Contains(r.Result, []byte("auth.Login")) {
+		t.Errorf("valid read after the bad lines: %s", r.raw)
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ctxls mcp after stdin closed: %v (stderr %q)", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("ctxls mcp did not exit after stdin closed")
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("ctxls mcp wrote to stderr: %q", stderr.String())
+	}
+}

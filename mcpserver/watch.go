@@ -37,7 +37,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if strings.HasPrefix(req.Params.URI, filePrefix) {
 		return fmt.Errorf("subscriptions are offered for %s and %s; read file resources again when needed", AutoURI, SessionURI)
 	}
-	return mcp.ResourceNotFoundError(req.Params.URI)
+	return resourceNotFound(req.Params.URI)
 }
 
 // Watch watches the workspace's state directory (or, until it exists, the

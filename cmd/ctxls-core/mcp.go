@@ -60,9 +60,10 @@ exists), never to stdout, which carries the protocol.`,
 				return err
 			}
 			log.Info("mcp: serving", zap.String("root", abs))
-			// The session ends when the client closes stdin, and also (the
-			// SDK's transport) on a frame that is not JSON: log why, exit 0.
-			err = srv.Run(cmd.Context(), &mcp.StdioTransport{})
+			// The session ends when the client closes stdin. A malformed
+			// line, which would end it in the SDK's transport, is answered
+			// with a JSON-RPC error by the filter in front of it.
+			err = srv.Run(cmd.Context(), mcpserver.FilterTransport(os.Stdin, os.Stdout))
 			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, cmd.Context().Err()) {
 				log.Warn("mcp: session ended", zap.Error(err))
 			} else {
