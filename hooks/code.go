@@ -50,7 +50,10 @@ func isEdit(tool string) bool {
 }
 
 func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	entries, _, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true)
+	entries, reason, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true)
+	if err == nil && len(entries) == 0 && ev.Log != nil {
+		ev.Log.Sugar().Infof("prompt: no code injected: %s", reason)
+	}
 	return entries, err
 }
 
@@ -89,7 +92,7 @@ func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config
 				break
 			}
 			for _, sym := range a.Symbols {
-				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: carriedRelevance, Query: sym})
+				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: retrieval.CarriedRelevance, Query: sym})
 			}
 		}
 	}
@@ -108,10 +111,6 @@ func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config
 	}
 	return itemEntries(c, collect.Normal), c.Reason, nil
 }
-
-// carriedRelevance is the weight of a symbol an earlier prompt of the
-// session named.
-const carriedRelevance = 0.5
 
 // itemEntries turns each context item into its own entry, so that per-session
 // dedup works per entity.

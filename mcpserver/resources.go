@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
@@ -71,7 +72,7 @@ func cutLines(md string, limit int) string {
 func (s *Server) autoPath() string { return filepath.Join(store.Dir(s.opts.Root), AutoContextFile) }
 
 func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	data, err := os.ReadFile(s.autoPath())
+	data, err := wspath.ReadFile(s.opts.Root, s.autoPath())
 	if err == nil {
 		return s.text(AutoURI, string(data)), nil
 	}
@@ -269,7 +270,11 @@ func filePath(root, uri string) (string, bool) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", false
 	}
-	// TODO(boundary): also refuse abs when wspath.Inside(root, abs) says a symlink leads out of the workspace.
+	// A symbolic link on the way must not lead out of the workspace
+	// (decision 0090).
+	if !wspath.Inside(root, abs) {
+		return "", false
+	}
 	return filepath.ToSlash(rel), true
 }
 

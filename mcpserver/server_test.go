@@ -698,3 +698,36 @@ func TestMemoryTools(t *testing.T) {
 		t.Errorf("%d memory files after the bad writes, want 2: %v", mds, entries)
 	}
 }
+
+// A file resource reached through a symbolic link that leads out of the
+// workspace is not found (decision 0090); one inside it is.
+func TestFilePathThroughLinks(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "pkg"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package secret\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "pkg", "a.go"), []byte("package pkg\n"), 0o644)
+	for link, target := range map[string]string{
+		"out":       outside,
+		"secret.go": filepath.Join(outside, "secret.go"),
+		"alias":     filepath.Join(root, "pkg"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for uri, want := range map[string]bool{
+		"ctxls://context/file/pkg/a.go":      true,
+		"ctxls://context/file/alias/a.go":    true,
+		"ctxls://context/file/out/secret.go": false,
+		"ctxls://context/file/secret.go":     false,
+	} {
+		if _, ok := filePath(root, uri); ok != want {
+			t.Errorf("%s: allowed %v, want %v", uri, ok, want)
+		}
+	}
+}

@@ -92,7 +92,9 @@ func (s *Server) contextQuery(ctx context.Context, _ *mcp.CallToolRequest, in Co
 		budget = in.MaxTokens
 	}
 	budget = min(budget, maxContextTokens)
-	req := retrieval.Request{Text: truncate(q, maxQueryBytes), MinRelevance: cfg.Retrieval.MinRelevance}
+	// Shaped as the prompt hook's context (decision 0091), gated as a
+	// deliberate lookup.
+	req := retrieval.ForLookup(truncate(q, maxQueryBytes), cfg.Retrieval.MaxSections, cfg.Retrieval.MinRelevance)
 	for _, f := range in.ActiveFiles {
 		if rel, ok := s.relPath(f); ok {
 			req.ActiveFiles = append(req.ActiveFiles, rel)

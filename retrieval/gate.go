@@ -32,6 +32,10 @@ const (
 
 // The prompt gate's constants, fitted and checked as decision 0091 records.
 const (
+	// focusFiles and focusPerFile bound a prompt's context to the best
+	// entities of its best files (focusOnFiles).
+	focusFiles   = 3
+	focusPerFile = 3
 	// promptCodeWords is how many distinct words of a message must name
 	// declarations of the workspace when it names no code outright.
 	// Measured on 800 real change requests of four repositories and 380
@@ -41,6 +45,10 @@ const (
 	// namedCode is the exact-match credit at which a message names code
 	// outright: a symbol spelled as declared, a path, an error location.
 	namedCode = 0.85
+	// CarriedRelevance is the trigger relevance of a symbol an earlier
+	// prompt of the session named: a refinement of a prompt that is about
+	// code on its own, so well below what the message itself names (0.9).
+	CarriedRelevance = 0.25
 	// PromptMinRelevance is the relevance a prompt's best result needs
 	// once the message is about code; the code-word evidence does most of
 	// the separating, so it is below the editor's retrieval.minRelevance.
@@ -125,4 +133,44 @@ func isProse(p string) bool {
 		return true
 	}
 	return false
+}
+
+// focusOnFiles orders a prompt's entities by the rank of their file, best
+// first within a file, and keeps at most focusPerFile of each of the first
+// focusFiles files: whole-file evidence finds the file a change belongs in
+// far more often than any one entity's score does (decision 0091), and a
+// few entities of the right files are worth more to the assistant than ten
+// scattered ones. A top file none of whose entities is a candidate is shown
+// by its outline (its file entity).
+func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files []FileResult) ([]Result, error) {
+	files = files[:min(len(files), focusFiles)]
+	rank := make(map[string]int, len(files))
+	for i, f := range files {
+		rank[f.Path] = i
+	}
+	byFile := make([][]Result, len(files))
+	for _, r := range results {
+		i, ok := rank[r.Entity.Path]
+		if !ok || len(byFile[i]) >= focusPerFile {
+			continue
+		}
+		byFile[i] = append(byFile[i], r)
+	}
+	var out []Result
+	for i, rs := range byFile {
+		if len(rs) == 0 {
+			ents, err := st.EntitiesInFile(ctx, files[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range ents {
+				if e.Kind == "file" {
+					rs = []Result{{Entity: e, Score: files[i].Score, Relevance: files[i].Relevance, Why: []string{"best file"}}}
+					break
+				}
+			}
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }

@@ -42,7 +42,7 @@ func gateWorkspace(t *testing.T) *store.Store {
 
 func TestPromptGate(t *testing.T) {
 	st := gateWorkspace(t)
-	carried := []analyzer.Trigger{{Type: analyzer.TriggerSymbol, Relevance: 0.5, Query: "AuthService"}}
+	carried := []analyzer.Trigger{{Type: analyzer.TriggerSymbol, Relevance: CarriedRelevance, Query: "AuthService"}}
 	cases := []struct {
 		name     string
 		text     string

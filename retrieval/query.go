@@ -56,6 +56,10 @@ type Request struct {
 	// Gate is the evidence needed before answering; the zero value is
 	// GateRelevance.
 	Gate Gate
+	// Focus shapes the results for an assistant: the best entities of the
+	// best files (focusOnFiles), no prose unless the message asks about
+	// documentation. It needs file ranking (EntitiesOnly false).
+	Focus bool
 }
 
 // Signals are the evidence behind a score, for --explain.
@@ -207,9 +211,16 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if !req.NoMessageTerms {
 		an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1); fromMessage[t] = true })
 	}
-	for _, tr := range triggers {
+	for _, tr := range messageTriggers {
 		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
 			an.Each(tr.Query, func(t string) { weights[t] = math.Max(weights[t], 1+tr.Relevance) })
+		}
+	}
+	// Triggers carried from elsewhere (earlier prompts, the editor) add
+	// their words below the message's own: they refine, never lead.
+	for _, tr := range req.Triggers {
+		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
+			an.Each(tr.Query, func(t string) { weights[t] = math.Max(weights[t], tr.Relevance) })
 		}
 	}
 	terms := make([]string, 0, len(weights))
@@ -402,7 +413,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if !ok {
 			continue // a stale edge target
 		}
-		if req.Gate == GatePrompt && !wantDocs && isProse(e.Path) {
+		if req.Focus && !wantDocs && isProse(e.Path) {
 			continue
 		}
 		lexN := 0.0
@@ -432,12 +443,21 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
 	if !req.EntitiesOnly {
-		wt := wholeTerms(req.Text, terms, df, total, triggers)
+		wt := wholeTerms(req.Text, terms, df, total, messageTriggers)
 		files, err := rankFiles(ctx, st, req.Text, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
 		resp.Files = files
+	}
+	if req.Focus && len(resp.Files) > 0 {
+		files := resp.Files
+		if !wantDocs {
+			files = slices.DeleteFunc(slices.Clone(files), func(f FileResult) bool { return isProse(f.Path) })
+		}
+		if results, err = focusOnFiles(ctx, st, results, files); err != nil {
+			return nil, err
+		}
 	}
 	if len(results) > req.Limit {
 		results = results[:req.Limit]
@@ -630,6 +650,9 @@ func wholeTerms(text string, terms []string, df map[string]int, total int, trigg
 		}
 		if n++; n > maxWholeQueryTerms {
 			break
+		}
+		if qtf[t] == 0 && !named[t] {
+			continue // a carried trigger's word: it does not rank files
 		}
 		reps := min(max(qtf[t], 1), maxQueryTF)
 		if named[t] {

@@ -12,7 +12,9 @@ import (
 // It ranks entities only (files are not ranked) and, unless req.Limit is set,
 // twice as many candidates as opts.MaxSections, for Assemble to choose from.
 func QueryContext(ctx context.Context, st *store.Store, req Request, opts ContextOptions) (*Context, *Response, error) {
-	req.EntitiesOnly = true
+	if !req.Focus {
+		req.EntitiesOnly = true
+	}
 	if req.Limit <= 0 {
 		req.Limit = 2 * max(opts.MaxSections, 5)
 	}
@@ -33,5 +35,13 @@ func QueryContext(ctx context.Context, st *store.Store, req Request, opts Contex
 // `ctxls context` and the MCP context_query tool all start from it, so that
 // the same text gets the same context on every surface.
 func ForPrompt(text string, maxSections int) Request {
-	return Request{Text: text, Limit: 2 * max(maxSections, 5), MinRelevance: PromptMinRelevance, EntitiesOnly: true, Gate: GatePrompt}
+	return Request{Text: text, Limit: 2 * max(maxSections, 5), MinRelevance: PromptMinRelevance, Gate: GatePrompt, Focus: true}
+}
+
+// ForLookup is the request for a lookup an assistant asks for on purpose
+// (the MCP context_query tool): shaped as ForPrompt's, but a few keywords
+// are a fair question, so only the relevance gate of decision 0003 applies,
+// at threshold minRelevance (retrieval.minRelevance).
+func ForLookup(text string, maxSections int, minRelevance float64) Request {
+	return Request{Text: text, Limit: 2 * max(maxSections, 5), MinRelevance: minRelevance, Focus: true}
 }
