@@ -58,6 +58,9 @@ type ServeOptions struct {
 	// Query, if set, answers `ctxls query` calls on the daemon's store:
 	// the command's output for q.
 	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
+	// Reindex, if set, starts a whole index run of a root in another
+	// process (hooks.Options.Reindex).
+	Reindex func(root string) error
 }
 
 // Serve answers hook and query calls for opts.Root until ctx ends, the
@@ -285,7 +288,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 	out, err := hooks.Run(context.WithoutCancel(ctx), req.Event, req.Input, hooks.Options{
 		Root: req.Root, Budget: req.Budget, Deadline: req.Deadline,
 		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
-		Log: d.log, Store: d.st,
+		Log: d.log, Store: d.st, Reindex: d.opts.Reindex,
 	})
 	if store.IsCorrupt(err) {
 		// The index file was damaged under the daemon: the caller's own

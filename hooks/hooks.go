@@ -22,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -56,6 +57,15 @@ type Event struct {
 	// Collector is the session's collector (for Seen checks).
 	Collector *collect.Collector
 	Log       *zap.Logger
+	// Reindex starts a whole index run of Root in the background (see
+	// Options.Reindex); nil starts none.
+	Reindex func() error
+}
+
+// Fresh returns what re-indexes the files a source is about to render
+// when they changed on disk (decision 0092).
+func (ev *Event) Fresh() *index.Fresh {
+	return &index.Fresh{Store: ev.Store, Options: index.Options{Root: ev.Root, Config: ev.Config, Log: ev.Log}, Background: ev.Reindex}
 }
 
 // Source is a provider of context. Sources register through this one
@@ -83,6 +93,11 @@ type Options struct {
 	// Store, if set, is Root's open index, used instead of opening it for
 	// the call (the hook daemon keeps one open); Run does not close it.
 	Store *store.Store
+	// Reindex, if set, starts `ctxls index --root root` in another
+	// process: called when the workspace changed at large (a checkout),
+	// so that the index catches up while hooks answer from what is
+	// verified current (decision 0092).
+	Reindex func(root string) error
 }
 
 // Output is the hook's JSON answer.
@@ -148,6 +163,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
 		Collector: collect.New(st, in.SessionID)}
+	if opts.Reindex != nil {
+		ev.Reindex = func() error { return opts.Reindex(root) }
+	}
 	ev.Files = touchedFiles(root, in)
 
 	// A source's failure costs only its own entries, unless the store is

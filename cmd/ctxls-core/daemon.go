@@ -45,7 +45,7 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			if err != nil {
 				return err
 			}
-			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery})
+			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery, Reindex: indexInBackground})
 			if errors.Is(err, hookd.ErrRunning) {
 				return fmt.Errorf("%w (%s)", err, abs)
 			}

@@ -100,7 +100,7 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		log.Warn("hook input unreadable", zap.String("event", event), zap.Error(readErr))
 		return
 	}
-	opts.Root, opts.Log = root, log
+	opts.Root, opts.Log, opts.Reindex = root, log, indexInBackground
 	if d, cfg := daemonFor(logRoot, log); d.use {
 		// The daemon answers within the hook's deadline plus the grace
 		// period of its bookkeeping.
@@ -151,13 +151,23 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 // rebuild starts `ctxls-core index` for root in the background, so that
 // the hooks answer again once it is done.
 func rebuild(root string, log *zap.Logger) {
-	exe, err := hookcall.Executable()
-	if err == nil {
-		err = hookcall.Detach(exe, root, "index", "--root", root)
-	}
-	if err != nil {
+	if err := indexInBackground(root); err != nil {
 		log.Warn("index not rebuilt; run 'ctxls index'", zap.Error(err))
 		return
 	}
 	log.Info("rebuilding the index in the background", zap.String("root", root))
+}
+
+// indexInBackground starts `ctxls-core index --root root` detached from
+// this process: it takes the index lock as every index run does, so it
+// waits for (or follows) any other run.
+func indexInBackground(root string) error {
+	exe, err := hookcall.Executable()
+	if err != nil {
+		return fmt.Errorf("index %s in the background: %w", root, err)
+	}
+	if err := hookcall.Detach(exe, root, "index", "--root", root); err != nil {
+		return fmt.Errorf("index %s in the background: %w", root, err)
+	}
+	return nil
 }
