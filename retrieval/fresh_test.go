@@ -14,7 +14,8 @@ import (
 )
 
 // checkExcerpts fails unless every excerpt of c is the file on disk at the
-// lines its item names, byte for byte.
+// lines its item names, byte for byte, starting with the item's
+// declaration.
 func checkExcerpts(t *testing.T, root string, c *Context) {
 	t.Helper()
 	for _, s := range c.Sections {
@@ -35,6 +36,11 @@ func checkExcerpts(t *testing.T, root string, c *Context) {
 			}
 			if want := strings.Join(lines[it.Line-1:it.Line-1+n], "\n"); it.Excerpt != want {
 				t.Errorf("%s at %s:%d: excerpt\n%s\nfile there\n%s", it.QName, it.Path, it.Line, it.Excerpt, want)
+			}
+			// Read at stored lines from a changed file, the excerpt is the
+			// file too, but of other code: the line must declare the item.
+			if !strings.Contains(lines[it.Line-1], it.Name) {
+				t.Errorf("%s at %s:%d: the line there declares no %s: %q", it.QName, it.Path, it.Line, it.Name, lines[it.Line-1])
 			}
 		}
 	}
