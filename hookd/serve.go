@@ -325,7 +325,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 	out, err := hooks.Run(context.WithoutCancel(ctx), req.Event, req.Input, hooks.Options{
 		Root: req.Root, Budget: req.Budget, Deadline: req.Deadline,
 		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
-		Log: d.log, Store: d.st,
+		Log: d.log, Store: d.st, Heal: d.opts.Heal,
 	})
 	if store.IsCorrupt(err) {
 		// The index file was damaged under the daemon: the caller's own

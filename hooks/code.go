@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
@@ -50,7 +52,7 @@ func isEdit(tool string) bool {
 }
 
 func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	entries, reason, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true)
+	entries, reason, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true, ev.Fresh(), ev.Log)
 	if err == nil && len(entries) == 0 && ev.Log != nil {
 		ev.Log.Sugar().Infof("prompt: no code injected: %s", reason)
 	}
@@ -65,7 +67,9 @@ func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error
 // which rank but never pass the prompt gate. recorded says whether the
 // prompt is already the session's latest recorded activity (the hook
 // records it before its sources run; `ctxls context --session` does not).
-func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config.Retrieval, session, prompt string, recorded bool) ([]collect.Entry, string, error) {
+// fresh re-indexes the files of the results that changed on disk (nil:
+// their entities are left out; decision 0092); log says what was left out.
+func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config.Retrieval, session, prompt string, recorded bool, fresh retrieval.Refresher, log *zap.Logger) ([]collect.Entry, string, error) {
 	text := truncate(prompt, 32<<10)
 	if strings.TrimSpace(text) == "" {
 		return nil, "the prompt is empty", nil
@@ -104,7 +108,7 @@ func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config
 		return nil, resp.Reason, nil
 	}
 	c, err := retrieval.Assemble(ctx, st, req, resp, retrieval.ContextOptions{
-		Root: root, MaxTokens: cfg.MaxTokens, MaxSections: cfg.MaxSections,
+		Root: root, MaxTokens: cfg.MaxTokens, MaxSections: cfg.MaxSections, Refresh: fresh, Log: log,
 	})
 	if err != nil {
 		return nil, "", err
@@ -134,7 +138,7 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 // the entity the edit touches, before the edit is made.
 func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
-	for _, rel := range ev.Files {
+	for _, rel := range currentFiles(ctx, ev, ev.Files) {
 		ents, err := ev.Store.EntitiesInFile(ctx, rel)
 		if err != nil || len(ents) == 0 {
 			continue
@@ -175,6 +179,60 @@ func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, e
 		out = append(out, collect.Entry{Source: "code", ID: "edit:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Normal})
 	}
 	return out, nil
+}
+
+// minRefreshTime is the time before the hook's deadline below which files
+// changed on disk are left out rather than re-indexed.
+const minRefreshTime = 250 * time.Millisecond
+
+// currentFiles returns those of files (indexed with entities) whose disk
+// state matches the index, re-indexing the changed ones first when the
+// deadline leaves time: an outline read from the index of a file changed
+// since (a checkout, another editor) names lines that hold other code now
+// (decision 0092). A file deleted on disk is removed from the index.
+func currentFiles(ctx context.Context, ev *Event, files []string) []string {
+	var tracked []string
+	for _, rel := range files {
+		if ids, err := ev.Store.EntityIDsInFile(ctx, rel, 1); err == nil && len(ids) > 0 {
+			tracked = append(tracked, rel)
+		}
+	}
+	if len(tracked) == 0 {
+		return nil
+	}
+	states, err := retrieval.Verify(ctx, ev.Store, ev.Root, tracked)
+	if err != nil {
+		ev.Log.Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
+		return nil
+	}
+	var stale []string
+	for _, rel := range tracked {
+		if states[rel] != retrieval.Fresh {
+			stale = append(stale, rel)
+		}
+	}
+	if len(stale) > 0 {
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < minRefreshTime {
+			err = context.DeadlineExceeded
+		} else {
+			err = ev.Fresh().Refresh(ctx, stale)
+		}
+		if err != nil {
+			ev.Log.Info("changed files not re-indexed before an edit", zap.Strings("files", stale), zap.Error(err))
+		} else if states, err = retrieval.Verify(ctx, ev.Store, ev.Root, tracked); err != nil {
+			ev.Log.Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
+			return nil
+		}
+	}
+	var out []string
+	for _, rel := range tracked {
+		if s := states[rel]; s != retrieval.Fresh {
+			ev.Log.Info("outline of a file that changed on disk left out", zap.String("file", rel), zap.Stringer("state", s))
+			continue
+		}
+		out = append(out, rel)
+	}
+	return out
 }
 
 // afterTool lists what the touched file connects to elsewhere in the

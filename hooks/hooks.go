@@ -57,6 +57,15 @@ type Event struct {
 	// Collector is the session's collector (for Seen checks).
 	Collector *collect.Collector
 	Log       *zap.Logger
+	// Reindex starts a whole index run of Root in the background through
+	// Options.Heal; nil starts none.
+	Reindex func() error
+}
+
+// Fresh returns what re-indexes the files a source is about to render
+// when they changed on disk (decision 0092).
+func (ev *Event) Fresh() *index.Fresh {
+	return &index.Fresh{Store: ev.Store, Options: index.Options{Root: ev.Root, Config: ev.Config, Log: ev.Log}, Background: ev.Reindex}
 }
 
 // Source is a provider of context. Sources register through this one
@@ -165,6 +174,12 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
 		Collector: collect.New(st, in.SessionID)}
+	if opts.Heal != nil {
+		ev.Reindex = func() error {
+			opts.Heal(root, "the workspace changed at large (a checkout, a pull)")
+			return nil
+		}
+	}
 	ev.Files = touchedFiles(root, in)
 
 	// A source's failure costs only its own entries, unless the store is

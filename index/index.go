@@ -43,6 +43,10 @@ type Options struct {
 	// LockHeld says the caller holds the index lock already (a background
 	// rebuild inherits it from the process that started it; see TryLock).
 	LockHeld bool
+	// Reread makes Update read the given files even when their size and
+	// mtime match the index: their content was found to differ (an edit
+	// that kept both; decision 0092).
+	Reread bool
 }
 
 // Summary reports what a run did.
@@ -79,6 +83,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	defer unlock()
+	// HEAD before the walk: a checkout during the run leaves the recorded
+	// HEAD behind, so the next render starts another run (decision 0092).
+	head := GitHead(opts.Root)
 	// Only the stat fields of every tracked file are read to find what
 	// changed (full rows only of the files that did), while the walk lists
 	// the first directories: it waits for them at its first file.
@@ -184,6 +191,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		// does: files that are gone are simply not written.
 		sum.Deleted = len(deleted)
 		err := apply(ctx, st, opts, map[string]int64{}, work, nil, true, true, &sum)
+		if err == nil {
+			err = recordHead(ctx, st, head)
+		}
 		sum.Files = len(cands)
 		sum.Seconds = time.Since(start).Seconds()
 		return sum, err
@@ -206,6 +216,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			return sum, err
 		}
 	}
+	if err := recordHead(ctx, st, head); err != nil {
+		return sum, err
+	}
 	sum.Files = len(cands) + unchanged
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
@@ -218,12 +231,17 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 	sum := Summary{Root: opts.Root, Skipped: map[string]int{}}
 	// Most calls (a hook after a Read) change nothing: find out from the
 	// stored stat and hash before taking the lock or loading the file list.
-	if unchanged, err := allUnchanged(ctx, st, opts.Root, changes); err != nil {
-		return sum, err
-	} else if unchanged {
-		sum.Unchanged = len(changes)
-		sum.Seconds = time.Since(start).Seconds()
-		return sum, nil
+	// (With Reread only the content tells: process compares the hash.)
+	if !opts.Reread {
+		unchanged, err := allUnchanged(ctx, st, opts.Root, changes)
+		if err != nil {
+			return sum, err
+		}
+		if unchanged {
+			sum.Unchanged = len(changes)
+			sum.Seconds = time.Since(start).Seconds()
+			return sum, nil
+		}
 	}
 	unlock, err := lock(ctx, opts)
 	if err != nil {

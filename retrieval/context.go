@@ -1,15 +1,16 @@
 package retrieval
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/internal/wspath"
+	"go.uber.org/zap"
+
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -23,6 +24,11 @@ type ContextOptions struct {
 	ExcerptLines int
 	// Now stamps the context; zero means time.Now.
 	Now time.Time
+	// Refresh re-indexes files found changed on disk before they are
+	// rendered; nil leaves their entities out (decision 0092).
+	Refresh Refresher
+	// Log records what was left out and why; nil means no log.
+	Log *zap.Logger
 }
 
 // Item is one entity in the context.
@@ -61,7 +67,10 @@ type Context struct {
 	Tokens    int       `json:"tokens"`
 	Abstained bool      `json:"abstained"`
 	Reason    string    `json:"reason,omitempty"`
-	Markdown  string    `json:"-"`
+	// Stale lists the files whose entities were left out because they no
+	// longer match the index (changed, deleted or unreadable on disk).
+	Stale    []string `json:"stale,omitempty"`
+	Markdown string   `json:"-"`
 }
 
 // EstimateTokens estimates the tokens of text at about four characters per
@@ -70,6 +79,13 @@ func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 // Assemble packs the best results of resp into sections within the token
 // budget. Items are whole (never cut mid-line), each entity appears once.
+//
+// Nothing is rendered from a file whose size, mtime or content no longer
+// match the index (decision 0092): with opts.Root set, the files of the
+// results are checked first; changed ones are re-indexed through
+// opts.Refresh when the deadline allows, and then resp is replaced by the
+// query's new answer; the results of files still not current are removed
+// from resp and listed in the context's Stale.
 func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response, opts ContextOptions) (*Context, error) {
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = 4000
@@ -83,16 +99,30 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	out := &Context{Generated: opts.Now.UTC(), Query: req.Text, Active: req.ActiveFiles, Abstained: resp.Abstain, Reason: resp.Reason}
-	if resp.Abstain || len(resp.Results) == 0 {
-		out.Abstained = true
+	out := &Context{Generated: opts.Now.UTC(), Query: req.Text, Active: req.ActiveFiles}
+	abstain := func() (*Context, error) {
+		out.Abstained, out.Reason = true, resp.Reason
 		if out.Reason == "" {
 			out.Reason = "no results"
 		}
 		out.Markdown = render(out)
 		return out, nil
 	}
-	src := newSourceCache(opts.Root)
+	if resp.Abstain || len(resp.Results) == 0 {
+		return abstain()
+	}
+	src, stale, err := freshen(ctx, st, req, resp, opts, opts.MaxSections)
+	if err != nil {
+		return nil, err
+	}
+	out.Stale = stale
+	if resp.Abstain || len(resp.Results) == 0 {
+		if !resp.Abstain && len(stale) > 0 {
+			resp.Reason = "the files of the results changed on disk"
+		}
+		return abstain()
+	}
+	out.Reason = resp.Reason
 	budget := opts.MaxTokens - EstimateTokens(WrapContext("")) - 40
 	sections := map[string]*Section{}
 	var order []string
@@ -104,6 +134,14 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 		}
 		e := r.Entity
 		if seen[e.ID] {
+			continue
+		}
+		if f := src.file(e.Path); f.state != Fresh {
+			// A file past those freshen checked, found changed only now:
+			// too late to re-index, so left out.
+			if !slices.Contains(out.Stale, e.Path) {
+				out.Stale = append(out.Stale, e.Path)
+			}
 			continue
 		}
 		title := "Related Code"
@@ -323,29 +361,10 @@ func fenceLang(p string) string {
 	return ext
 }
 
-// sourceCache reads files for excerpts once per assembly.
-type sourceCache struct {
-	root  string
-	files map[string][][]byte
-}
-
-func newSourceCache(root string) *sourceCache {
-	return &sourceCache{root: root, files: map[string][][]byte{}}
-}
-
 // excerpt returns lines [from, to] (1-based, inclusive) of a file, trimmed
 // of common indentation; "" when the file cannot be read.
 func (s *sourceCache) excerpt(rel string, from, to int) string {
-	lines, ok := s.files[rel]
-	if !ok {
-		// Through the boundary: an excerpt is never of a file outside the
-		// workspace, whatever the index says is at rel.
-		data, err := wspath.ReadFile(s.root, filepath.FromSlash(rel))
-		if err == nil && len(data) <= 4<<20 {
-			lines = bytes.Split(data, []byte("\n"))
-		}
-		s.files[rel] = lines
-	}
+	lines := s.file(rel).lines
 	if from < 1 || from > len(lines) {
 		return ""
 	}

@@ -119,6 +119,18 @@ func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string)
 	return abs, cfg, st, text, nil
 }
 
+// freshFor re-indexes, in its own writable connection (the command reads
+// the index read-only), the files of the results that changed on disk,
+// and indexes root in the background when it changed at large (decision
+// 0092).
+func freshFor(root string, cfg config.Config) *index.Fresh {
+	return &index.Fresh{Options: index.Options{Root: root, Config: cfg}, Background: func() error {
+		var log *zap.Logger
+		heal(root, "the workspace changed at large (a checkout, a pull)", workspaceLog(root, &log))
+		return nil
+	}}
+}
+
 func (f *queryFlags) request(abs, text string, limit int) retrieval.Request {
 	req := retrieval.Request{Text: text, Limit: limit, MinRelevance: f.minRelevance}
 	for _, a := range f.active {
@@ -343,6 +355,7 @@ func newContextCmd() *cobra.Command {
 			}
 			c, _, err := retrieval.QueryContext(cmd.Context(), st, req, retrieval.ContextOptions{
 				Root: abs, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
+				Refresh: freshFor(abs, cfg),
 			})
 			if err != nil {
 				return err
@@ -367,7 +380,7 @@ func newContextCmd() *cobra.Command {
 // text in session, merged as the hook merges them, and says why on stderr
 // when there are none.
 func sessionContext(cmd *cobra.Command, st *store.Store, root string, cfg config.Config, session, text string, asJSON bool) error {
-	entries, reason, err := hooks.PromptEntries(cmd.Context(), st, root, cfg.Retrieval, session, text, false)
+	entries, reason, err := hooks.PromptEntries(cmd.Context(), st, root, cfg.Retrieval, session, text, false, freshFor(root, cfg), nil)
 	if err != nil {
 		return err
 	}
