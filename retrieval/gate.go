@@ -141,8 +141,9 @@ func isProse(p string) bool {
 // far more often than any one entity's score does (decision 0091), and a
 // few entities of the right files are worth more to the assistant than ten
 // scattered ones. A top file none of whose entities is a candidate is shown
-// by its outline (its file entity).
-func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files []FileResult) ([]Result, error) {
+// by its outline (its file entity) when the file's own relevance reaches
+// minRelevance.
+func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files []FileResult, minRelevance float64) ([]Result, error) {
 	files = files[:min(len(files), focusFiles)]
 	rank := make(map[string]int, len(files))
 	for i, f := range files {
@@ -158,7 +159,7 @@ func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files 
 	}
 	var out []Result
 	for i, rs := range byFile {
-		if len(rs) == 0 {
+		if len(rs) == 0 && files[i].Relevance >= minRelevance {
 			ents, err := st.EntitiesInFile(ctx, files[i].Path)
 			if err != nil {
 				return nil, err

@@ -450,30 +450,35 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		resp.Files = files
 	}
+	// The gate looks at the ranked entities, before Focus chooses among
+	// them what to show: showing fewer never makes a message less relevant.
+	best := 0.0
+	for _, r := range results[:min(len(results), req.Limit)] {
+		best = math.Max(best, r.Relevance)
+	}
+	if req.MinRelevance >= 0 && best < req.MinRelevance {
+		resp.Abstain = true
+		resp.Reason = "nothing clears the relevance threshold"
+		resp.Files, resp.Results = nil, nil
+		return resp, nil
+	}
 	if req.Focus && len(resp.Files) > 0 {
 		files := resp.Files
 		if !wantDocs {
 			files = slices.DeleteFunc(slices.Clone(files), func(f FileResult) bool { return isProse(f.Path) })
 		}
-		if results, err = focusOnFiles(ctx, st, results, files); err != nil {
+		focused, err := focusOnFiles(ctx, st, results, files, max(req.MinRelevance, 0))
+		if err != nil {
 			return nil, err
+		}
+		if len(focused) > 0 {
+			results = focused
 		}
 	}
 	if len(results) > req.Limit {
 		results = results[:req.Limit]
 	}
 	resp.Results = results
-	if req.MinRelevance >= 0 {
-		best := 0.0
-		for _, r := range results {
-			best = math.Max(best, r.Relevance)
-		}
-		if best < req.MinRelevance {
-			resp.Abstain = true
-			resp.Reason = "nothing clears the relevance threshold"
-			resp.Files, resp.Results = nil, nil
-		}
-	}
 	return resp, nil
 }
 
