@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,6 +139,7 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 // the entity the edit touches, before the edit is made.
 func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
+	t := Tool(ev.Input.ToolInput)
 	for _, rel := range currentFiles(ctx, ev, ev.Files) {
 		ents, err := ev.Store.EntitiesInFile(ctx, rel)
 		if err != nil || len(ents) == 0 {
@@ -145,40 +147,100 @@ func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, e
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "File about to change: %s\n", rel)
-		n := 0
-		for _, e := range ents {
-			if e.Kind == "file" || n >= 25 {
-				continue
+		line := lineOf(ev.Root, rel, t.OldStr)
+		var edited store.Entity
+		if line > 0 {
+			if e, ok, err := ev.Store.EntityAt(ctx, rel, line); err == nil && ok && e.Kind != "file" {
+				edited = e
+				editedEntity(ctx, ev.Store, &b, e)
 			}
-			n++
+		}
+		if line > 0 {
+			fmt.Fprintf(&b, "Outline around line %d:\n", line)
+		} else {
+			b.WriteString("Outline:\n")
+		}
+		for _, e := range outlineAround(ents, line, maxOutline) {
 			sig := e.Signature
 			if sig == "" {
 				sig = e.Kind + " " + e.QName
 			}
-			fmt.Fprintf(&b, "- %s (line %d)\n", sig, e.StartLine)
-		}
-		t := Tool(ev.Input.ToolInput)
-		if line := lineOf(ev.Root, rel, t.OldStr); line > 0 {
-			if e, ok, err := ev.Store.EntityAt(ctx, rel, line); err == nil && ok {
-				callers, err := ev.Store.EdgesTo(ctx, []int64{e.ID}, 12)
-				if err == nil && len(callers) > 0 {
-					var ids []int64
-					for _, c := range callers {
-						ids = append(ids, c.Src)
-					}
-					byID, _ := ev.Store.EntitiesByID(ctx, ids)
-					fmt.Fprintf(&b, "Callers of %s (check them after the edit):\n", e.QName)
-					for _, id := range ids {
-						if c, ok := byID[id]; ok {
-							fmt.Fprintf(&b, "- %s — %s:%d\n", c.QName, c.Path, c.StartLine)
-						}
-					}
-				}
+			mark := ""
+			if e.ID == edited.ID {
+				mark = " ← the edit"
 			}
+			fmt.Fprintf(&b, "- %s (line %d)%s\n", sig, e.StartLine, mark)
 		}
 		out = append(out, collect.Entry{Source: "code", ID: "edit:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Normal})
 	}
 	return out, nil
+}
+
+// maxOutline bounds the declarations listed before an edit.
+const maxOutline = 25
+
+// editedEntity writes the entity an edit touches first: its signature and
+// lines, the code that calls it (to check after the edit) and what it
+// calls.
+func editedEntity(ctx context.Context, st *store.Store, b *strings.Builder, e store.Entity) {
+	sig := e.Signature
+	if sig == "" {
+		sig = e.Kind + " " + e.QName
+	}
+	fmt.Fprintf(b, "Editing %s `%s` (lines %d–%d): %s\n", e.Kind, e.QName, e.StartLine, e.EndLine, sig)
+	if callers, err := st.EdgesTo(ctx, []int64{e.ID}, 12); err == nil && len(callers) > 0 {
+		ids := make([]int64, 0, len(callers))
+		for _, c := range callers {
+			ids = append(ids, c.Src)
+		}
+		byID, _ := st.EntitiesByID(ctx, ids)
+		fmt.Fprintf(b, "Callers of %s (check them after the edit):\n", e.QName)
+		for _, id := range ids {
+			if c, ok := byID[id]; ok {
+				fmt.Fprintf(b, "- %s — %s:%d\n", c.QName, c.Path, c.StartLine)
+			}
+		}
+	}
+	if refs, err := st.RefsFrom(ctx, e.ID); err == nil {
+		var calls []string
+		seen := map[string]bool{}
+		for _, r := range refs {
+			if r.Kind == store.RefCalls && !seen[r.Name] && len(calls) < 12 {
+				seen[r.Name] = true
+				calls = append(calls, r.Name)
+			}
+		}
+		if len(calls) > 0 {
+			fmt.Fprintf(b, "It calls: %s\n", strings.Join(calls, ", "))
+		}
+	}
+}
+
+// outlineAround returns at most n of a file's declarations, in line
+// order: those nearest line when it is known (the edit's), else the first.
+func outlineAround(ents []store.Entity, line, n int) []store.Entity {
+	var decls []store.Entity
+	for _, e := range ents {
+		if e.Kind != "file" {
+			decls = append(decls, e)
+		}
+	}
+	if line > 0 && len(decls) > n {
+		dist := func(e store.Entity) int {
+			switch {
+			case line < e.StartLine:
+				return e.StartLine - line
+			case line > e.EndLine:
+				return line - e.EndLine
+			}
+			return 0
+		}
+		slices.SortStableFunc(decls, func(a, b store.Entity) int { return dist(a) - dist(b) })
+		decls = decls[:n]
+	}
+	decls = decls[:min(len(decls), n)]
+	slices.SortStableFunc(decls, func(a, b store.Entity) int { return a.StartLine - b.StartLine })
+	return decls
 }
 
 // minRefreshTime is the time before the hook's deadline below which files
