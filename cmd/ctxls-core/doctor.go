@@ -63,6 +63,11 @@ func (d *doctor) verdict(ok bool, what, detail string) {
 	fmt.Fprintln(d.w)
 }
 
+// info prints a line that informs and never fails the check.
+func (d *doctor) info(what, detail string) {
+	fmt.Fprintf(d.w, "info  %s: %s\n", what, detail)
+}
+
 func (d *doctor) run(ctx context.Context) {
 	// Hooks installed, and the command they run exists.
 	command := ""
@@ -119,6 +124,12 @@ func (d *doctor) run(ctx context.Context) {
 	}
 	stats, err := st.Stats(ctx)
 	at, _ := st.Meta(ctx, "indexed_at")
+	// Not a verdict: how much of what the hooks inject the assistant uses
+	// says how useful they are, not whether they work.
+	var used string
+	if list, uerr := st.Sessions(ctx, historyFilter(defaultUsageSessions)); uerr == nil {
+		used = usageOf(list).String()
+	}
 	st.Close()
 	if err != nil {
 		d.verdict(false, "index", err.Error())
@@ -128,6 +139,9 @@ func (d *doctor) run(ctx context.Context) {
 		return
 	}
 	d.verdict(stats.Parsed > 0, "index", fmt.Sprintf("%d files, %d entities, updated %s", stats.Files, stats.Entities, at))
+	if used != "" {
+		d.info("usefulness", used+"; see ctxls sessions")
+	}
 	d.pages(ctx)
 	// A canary round trip of each hook through the real binary.
 	canaries := map[string]map[string]any{
