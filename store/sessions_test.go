@@ -224,3 +224,79 @@ func TestStateVersion2IsUpgradedInPlace(t *testing.T) {
 		t.Errorf("activity after the upgrade: %v, %v", ws, err)
 	}
 }
+
+// BenchmarkPromptHistory is what the prompt history adds to the hooks, on a
+// history at its bound (maxPrompts prompts of 8 injections): "prompt" is
+// one prompt's RecordPrompt with its prune, without the transaction's
+// begin and commit (the hook runs it in the collector's transaction);
+// "tool" a tool call's activity row (its own transaction, as the hook's),
+// which marks injections used, against "editor", the same row that marks
+// nothing.
+func BenchmarkPromptHistory(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir(), Options{SingleConnection: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	injected := make([]Injection, 8)
+	for i := range injected {
+		injected[i] = code(fmt.Sprintf("pkg%d/file%d.go", i%3, i), fmt.Sprintf("F%d", i))
+	}
+	record := func(session string) error {
+		tx, err := s.DB().BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := RecordPrompt(ctx, tx, Prompt{Session: session, Text: "why does the parser reject this input", Injected: injected}); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	for i := range maxPrompts {
+		if err := record(fmt.Sprintf("s%d", i/20)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("prompt", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			// Only RecordPrompt: the transaction is the collector's.
+			b.StopTimer()
+			tx, err := s.DB().BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			err = RecordPrompt(ctx, tx, Prompt{Session: fmt.Sprintf("bench%d", i/20), Text: "why does the parser reject this input", Injected: injected})
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
+	for _, origin := range []string{"assistant", "editor"} {
+		name := map[string]string{"assistant": "tool", "editor": "editor"}[origin]
+		b.Run(name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				// A session's prompt of 8 injections every 10 calls, so that
+				// the tool calls find some not yet used.
+				if i%10 == 0 {
+					b.StopTimer()
+					if err := record(fmt.Sprintf("%s%d", name, i/10)); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				a := Activity{Session: fmt.Sprintf("%s%d", name, i/10), Origin: origin, Type: "tool", Path: injected[i%len(injected)].Path, Text: "Read"}
+				if err := s.RecordActivity(ctx, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

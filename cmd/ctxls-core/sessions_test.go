@@ -199,4 +199,10 @@ func HandleLogin(svc *AuthService, user, pw string) string {
 	if u.Sessions != 1 || u.UsedFiles != 1 || u.InjectedFiles != s.InjectedFiles || u.Prompts != 2 {
 		t.Errorf("stats --sessions: %+v", u)
 	}
+	if out, _, code := ctxls(t, root, "stats", "--sessions"); code != 0 || !regexp.MustCompile(`(?m)^used: +1 of \d+ \(\d+ %\)$`).MatchString(out) {
+		t.Errorf("stats --sessions: %d\n%s", code, out)
+	}
+	if _, _, code := ctxls(t, root, "stats", "--limit", "3"); code != 2 {
+		t.Errorf("stats --limit without --sessions: exit %d, want 2", code)
+	}
 }

@@ -25,6 +25,9 @@ a later tool call of the same session read, edited or searched, over the last
 N sessions of the last 30 days (see 'ctxls sessions').`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("limit") && !sessions {
+				return usagef("--limit needs --sessions")
+			}
 			abs, err := resolveRoot(root)
 			if err != nil {
 				return err
@@ -44,7 +47,11 @@ N sessions of the last 30 days (see 'ctxls sessions').`,
 					return writeJSON(cmd.OutOrStdout(), u)
 				}
 				w := cmd.OutOrStdout()
-				fmt.Fprintf(w, "sessions:       %d (the last %d of the last %d days)\n", u.Sessions, limit, u.Days)
+				which := fmt.Sprintf("the last %d", limit)
+				if limit <= 0 {
+					which = "all"
+				}
+				fmt.Fprintf(w, "sessions:       %d (%s of the last %d days)\n", u.Sessions, which, u.Days)
 				fmt.Fprintf(w, "prompts:        %d\n", u.Prompts)
 				fmt.Fprintf(w, "injections:     %d\n", u.Injections)
 				fmt.Fprintf(w, "injected files: %d (distinct per session)\n", u.InjectedFiles)
