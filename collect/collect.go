@@ -90,6 +90,9 @@ type Result struct {
 	Entries   []Entry
 	DedupHits int // entries skipped because the session already saw them
 	Dropped   int // entries that did not fit the budget
+	// HistoryErr is ConsumePrompt's failure to record the prompt history;
+	// the entries were injected all the same.
+	HistoryErr error
 }
 
 // Collector is one session's collector.
@@ -252,8 +255,19 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 		return res, err
 	}
 	if record != nil {
+		// The history must never cost the injection: a failed write of it
+		// is undone alone and reported, and the rest commits.
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT history`); err != nil {
+			return res, fmt.Errorf("consume context: %w", err)
+		}
 		if err := record(tx, res.Entries); err != nil {
-			return res, err
+			res.HistoryErr = err
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO history`); err != nil {
+				return res, fmt.Errorf("consume context: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE history`); err != nil {
+			return res, fmt.Errorf("consume context: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -205,3 +205,27 @@ func TestConsumePromptRecordsWhatWasInjected(t *testing.T) {
 		t.Errorf("Consume recorded a prompt: %d", len(prompts))
 	}
 }
+
+// A failed write of the prompt history never costs the injection: the
+// entries are merged and recorded as injected, and the failure reported.
+func TestConsumePromptInjectsWhenHistoryFails(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	if _, err := st.DB().Exec(`DROP TABLE state.prompt_injections`); err != nil {
+		t.Fatal(err)
+	}
+	c := New(st, "s1")
+	e := Entry{Source: "code", ID: "a.go#A", Content: "func A()", Metadata: map[string]any{"path": "a.go"}}
+	c.Register(ctx, e)
+	res, err := c.ConsumePrompt(ctx, 1000, "why")
+	if err != nil || res.Merged != "func A()" || res.HistoryErr == nil {
+		t.Fatalf("ConsumePrompt: %+v, %v", res, err)
+	}
+	if !c.WasInjected(ctx, e) {
+		t.Error("the entry was not recorded as injected")
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM prompts`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d prompts kept of a failed history write (%v)", n, err)
+	}
+}

@@ -225,6 +225,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		// The prompt history is written in the collector's transaction:
 		// no write of its own on the hook's path.
 		res, err = ev.Collector.ConsumePrompt(wctx, opts.Budget, truncate(in.Prompt, store.MaxPromptText))
+		if res.HistoryErr != nil {
+			log.Warn("prompt history not recorded", zap.Error(res.HistoryErr))
+		}
 	} else {
 		res, err = ev.Collector.Consume(wctx, opts.Budget)
 	}
