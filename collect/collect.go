@@ -11,6 +11,7 @@ package collect
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -89,6 +90,9 @@ type Result struct {
 	Entries   []Entry
 	DedupHits int // entries skipped because the session already saw them
 	Dropped   int // entries that did not fit the budget
+	// HistoryErr is ConsumePrompt's failure to record the prompt history;
+	// the entries were injected all the same.
+	HistoryErr error
 }
 
 // Collector is one session's collector.
@@ -151,6 +155,32 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 // registration order) within budget characters, and records them as
 // injected. Pending entries are cleared either way.
 func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
+	return c.consume(ctx, budget, nil)
+}
+
+// ConsumePrompt is Consume for a prompt: in the same transaction it also
+// records the prompt and each entry injected for it in the session's prompt
+// history (store.RecordPrompt), so that a person can see what their
+// assistant was told and whether it then used it (ctxls sessions). An
+// entry's file, section and relevance come from its Metadata keys "path",
+// "section" and "relevance".
+func (c *Collector) ConsumePrompt(ctx context.Context, budget int, prompt string) (Result, error) {
+	return c.consume(ctx, budget, func(tx *sql.Tx, entries []Entry) error {
+		p := store.Prompt{Session: c.session, At: c.now(), Text: prompt, Injected: make([]store.Injection, 0, len(entries))}
+		for _, e := range entries {
+			in := store.Injection{Source: e.Source, ID: e.ID}
+			in.Path, _ = e.Metadata["path"].(string)
+			in.Section, _ = e.Metadata["section"].(string)
+			in.Relevance, _ = e.Metadata["relevance"].(float64)
+			p.Injected = append(p.Injected, in)
+		}
+		return store.RecordPrompt(ctx, tx, p)
+	})
+}
+
+// consume is Consume; record, if set, is called with what was injected
+// before the transaction commits.
+func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx, []Entry) error) (Result, error) {
 	var res Result
 	tx, err := c.st.DB().BeginTx(ctx, nil)
 	if err != nil {
@@ -223,6 +253,22 @@ func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
 		dedup_hits = dedup_hits + excluded.dedup_hits, updated = excluded.updated`,
 		c.session, len(res.Entries), res.DedupHits, now); err != nil {
 		return res, err
+	}
+	if record != nil {
+		// The history must never cost the injection: a failed write of it
+		// is undone alone and reported, and the rest commits.
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT history`); err != nil {
+			return res, fmt.Errorf("consume context: %w", err)
+		}
+		if err := record(tx, res.Entries); err != nil {
+			res.HistoryErr = err
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO history`); err != nil {
+				return res, fmt.Errorf("consume context: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE history`); err != nil {
+			return res, fmt.Errorf("consume context: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("consume context: %w", err)

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -156,5 +157,75 @@ func TestFingerprintDedup(t *testing.T) {
 	}
 	if res := round("F — a.go:14\nnew body", "new body"); len(res.Entries) != 0 || res.Entries != nil && res.Entries[0].Metadata[fingerprintKey] != nil {
 		t.Fatalf("fingerprint leaked or re-injected: %+v", res)
+	}
+}
+
+// ConsumePrompt records the prompt with exactly the entries it injected (not
+// those already given, nor those over the budget), with the file, section
+// and relevance of their metadata.
+func TestConsumePromptRecordsWhatWasInjected(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	c := New(st, "s1")
+	code := func(id, content string, rel float64) Entry {
+		path, _, _ := strings.Cut(id, "#")
+		return Entry{Source: "code", ID: id, Content: content, Metadata: map[string]any{"path": path, "section": "Symbol", "relevance": rel}}
+	}
+	c.Register(ctx, code("a.go#A", "func A()", 0.9))
+	if _, err := c.ConsumePrompt(ctx, 1000, "first"); err != nil {
+		t.Fatal(err)
+	}
+	c.Register(ctx, code("a.go#A", "func A()", 0.9), code("b.go#B", "func B()", 0.4),
+		Entry{Source: "memory", ID: "m", Content: "a gotcha"}, code("c.go#C", strings.Repeat("c", 990), 0.1))
+	res, err := c.ConsumePrompt(ctx, 1000, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 2 || res.DedupHits != 1 || res.Dropped != 1 {
+		t.Fatalf("consumed %+v", res)
+	}
+	prompts, err := st.SessionPrompts(ctx, "s1")
+	if err != nil || len(prompts) != 2 {
+		t.Fatalf("history: %+v, %v", prompts, err)
+	}
+	var got []string
+	for _, p := range prompts {
+		for _, in := range p.Injected {
+			got = append(got, fmt.Sprintf("%d %s %s:%s %s %s %.1f", p.Ordinal, p.Text, in.Source, in.ID, in.Path, in.Section, in.Relevance))
+		}
+	}
+	want := []string{"1 first code:a.go#A a.go Symbol 0.9", "2 second code:b.go#B b.go Symbol 0.4", "2 second memory:m   0.0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recorded:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Consume records nothing.
+	c.Register(ctx, code("d.go#D", "func D()", 0.5))
+	c.Consume(ctx, 1000)
+	if prompts, _ := st.SessionPrompts(ctx, "s1"); len(prompts) != 2 {
+		t.Errorf("Consume recorded a prompt: %d", len(prompts))
+	}
+}
+
+// A failed write of the prompt history never costs the injection: the
+// entries are merged and recorded as injected, and the failure reported.
+func TestConsumePromptInjectsWhenHistoryFails(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	if _, err := st.DB().Exec(`DROP TABLE state.prompt_injections`); err != nil {
+		t.Fatal(err)
+	}
+	c := New(st, "s1")
+	e := Entry{Source: "code", ID: "a.go#A", Content: "func A()", Metadata: map[string]any{"path": "a.go"}}
+	c.Register(ctx, e)
+	res, err := c.ConsumePrompt(ctx, 1000, "why")
+	if err != nil || res.Merged != "func A()" || res.HistoryErr == nil {
+		t.Fatalf("ConsumePrompt: %+v, %v", res, err)
+	}
+	if !c.WasInjected(ctx, e) {
+		t.Error("the entry was not recorded as injected")
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM prompts`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d prompts kept of a failed history write (%v)", n, err)
 	}
 }

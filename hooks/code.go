@@ -125,8 +125,10 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 		for _, it := range s.Items {
 			out = append(out, collect.Entry{
 				Source: "code", ID: fmt.Sprintf("%s#%s", it.Path, it.QName), Priority: prio,
-				Content:  strings.TrimSpace(retrieval.RenderItem(&it)),
-				Metadata: map[string]any{"section": s.Title, "relevance": it.Relevance},
+				Content: strings.TrimSpace(retrieval.RenderItem(&it)),
+				// path names the file in the prompt history, where a later
+				// tool call on it counts the entry as used (ctxls sessions).
+				Metadata: map[string]any{"path": it.Path, "section": s.Title, "relevance": it.Relevance},
 				// The entity's text without its line: moved code is not new.
 				Fingerprint: strings.Join([]string{it.Kind, it.Signature, it.Doc, it.Excerpt}, "\x00"),
 			})

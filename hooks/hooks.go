@@ -57,6 +57,8 @@ type Event struct {
 	// Collector is the session's collector (for Seen checks).
 	Collector *collect.Collector
 	Log       *zap.Logger
+	// tools names the tool of each of Files (a batch has several).
+	tools []string
 	// Reindex starts a whole index run of Root in the background through
 	// Options.Heal; nil starts none.
 	Reindex func() error
@@ -180,7 +182,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 			return nil
 		}
 	}
-	ev.Files = touchedFiles(root, in)
+	ev.Files, ev.tools = touchedFiles(root, in)
 
 	// A source's failure costs only its own entries, unless the store is
 	// damaged: then the call answers nothing and says so, so that its
@@ -250,7 +252,17 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	if name == "PreCompact" {
 		return nil, nil // PreCompact cannot inject; prepare() saved state
 	}
-	res, err := ev.Collector.Consume(wctx, opts.Budget)
+	var res collect.Result
+	if name == "UserPromptSubmit" && !IsProbeSession(in.SessionID) {
+		// The prompt history is written in the collector's transaction:
+		// no write of its own on the hook's path.
+		res, err = ev.Collector.ConsumePrompt(wctx, opts.Budget, truncate(in.Prompt, store.MaxPromptText))
+		if res.HistoryErr != nil {
+			log.Warn("prompt history not recorded", zap.Error(res.HistoryErr))
+		}
+	} else {
+		res, err = ev.Collector.Consume(wctx, opts.Budget)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -269,10 +281,10 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	return json.Marshal(out)
 }
 
-// touchedFiles returns the workspace files a tool call names.
-func touchedFiles(root string, in *Input) []string {
-	var out []string
-	add := func(raw json.RawMessage) {
+// touchedFiles returns the workspace files a tool call (or each call of a
+// batch) names, and the tool that names each.
+func touchedFiles(root string, in *Input) (files, tools []string) {
+	add := func(tool string, raw json.RawMessage) {
 		t := Tool(raw)
 		if t.FilePath == "" {
 			return
@@ -285,11 +297,12 @@ func touchedFiles(root string, in *Input) []string {
 		if err != nil || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
 			return
 		}
-		out = append(out, filepath.ToSlash(rel))
+		files = append(files, filepath.ToSlash(rel))
+		tools = append(tools, tool)
 	}
-	add(in.ToolInput)
+	add(in.ToolName, in.ToolInput)
 	for _, c := range in.ToolCalls {
-		add(c.ToolInput)
+		add(c.ToolName, c.ToolInput)
 	}
-	return out
+	return files, tools
 }

@@ -31,8 +31,14 @@ func prepare(ctx context.Context, ev *Event) error {
 				ev.Log.Sugar().Infof("re-index of %v deferred: %v", ev.Files, err)
 			}
 		}
-		for _, f := range ev.Files {
-			acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "tool", Path: f, Text: in.ToolName})
+		// A tool row also marks the session's earlier injections of the
+		// file as used (store.RecordActivity), in this transaction.
+		for i, f := range ev.Files {
+			tool := in.ToolName
+			if i < len(ev.tools) {
+				tool = ev.tools[i]
+			}
+			acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "tool", Path: f, Text: tool})
 		}
 	case "UserPromptSubmit":
 		var syms []string

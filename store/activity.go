@@ -22,7 +22,9 @@ type Activity struct {
 // maxActivity bounds the activity table; older rows are pruned on insert.
 const maxActivity = 5000
 
-// RecordActivity appends events and prunes old ones.
+// RecordActivity appends events and prunes old ones. An assistant's tool
+// call on a file also marks the session's earlier injections of that file
+// as used (see sessions.go), in the same transaction.
 func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
@@ -42,6 +44,9 @@ func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO activity(at, session, origin, type, path, symbols, line, text) VALUES(?,?,?,?,?,?,?,?)`,
 			a.At.UnixMilli(), a.Session, a.Origin, a.Type, a.Path, strings.Join(a.Symbols, " "), a.Line, a.Text); err != nil {
 			return classify(fmt.Errorf("record activity: %w", err))
+		}
+		if err := markUsed(ctx, tx, a); err != nil {
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM activity WHERE id <= (SELECT max(id) FROM activity) - ?`, maxActivity); err != nil {

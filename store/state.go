@@ -32,8 +32,9 @@ import (
 const stateApplicationID = 0x63747873
 
 // stateVersion is the version of the state schema this build writes.
-// Version 2 added kv; stateSchema creates what a file lacks.
-const stateVersion = 2
+// Version 2 added kv, version 3 the prompt history; stateSchema creates
+// what a file lacks.
+const stateVersion = 3
 
 // stateSchema creates the state tables in the attached schema.
 const stateSchema = `
@@ -83,6 +84,32 @@ CREATE TABLE IF NOT EXISTS state.kv (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- The prompt history (version 3; sessions.go): each prompt of an assistant
+-- session and the entries the prompt hook injected for it, and whether a
+-- later tool call of the session touched the entry's file.
+CREATE TABLE IF NOT EXISTS state.prompts (
+	id      INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: pruning relies on it
+	session TEXT NOT NULL,
+	ordinal INTEGER NOT NULL,         -- the prompt's number in its session, from 1
+	at      INTEGER NOT NULL,         -- UnixMilli
+	text    TEXT NOT NULL             -- truncated to MaxPromptText bytes
+);
+CREATE INDEX IF NOT EXISTS state.prompts_session ON prompts(session, ordinal);
+CREATE INDEX IF NOT EXISTS state.prompts_at ON prompts(at);
+CREATE TABLE IF NOT EXISTS state.prompt_injections (
+	prompt    INTEGER NOT NULL,       -- prompts.id
+	session   TEXT NOT NULL,
+	source    TEXT NOT NULL,
+	id        TEXT NOT NULL,          -- the entry's id in its source: path#qname for code
+	path      TEXT NOT NULL DEFAULT '', -- the workspace file it shows, if any
+	section   TEXT NOT NULL DEFAULT '',
+	relevance REAL,
+	used_at   INTEGER,                -- UnixMilli of the first later tool call naming path
+	used_by   TEXT                    -- that call's tool
+);
+CREATE INDEX IF NOT EXISTS state.prompt_injections_prompt ON prompt_injections(prompt);
+CREATE INDEX IF NOT EXISTS state.prompt_injections_path ON prompt_injections(session, path);
 `
 
 // StatePath returns the state database of a workspace root.

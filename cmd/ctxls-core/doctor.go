@@ -64,6 +64,11 @@ func (d *doctor) verdict(ok bool, what, detail string) {
 	fmt.Fprintln(d.w)
 }
 
+// info prints a line that informs and never fails the check.
+func (d *doctor) info(what, detail string) {
+	fmt.Fprintf(d.w, "info  %s: %s\n", what, detail)
+}
+
 func (d *doctor) run(ctx context.Context) {
 	// Hooks installed, and the command they run exists.
 	command := ""
@@ -121,6 +126,12 @@ func (d *doctor) run(ctx context.Context) {
 	stats, err := st.Stats(ctx)
 	at, _ := st.Meta(ctx, "indexed_at")
 	health, herr := index.CheckHealth(ctx, st, d.root)
+	// Not a verdict: how much of what the hooks inject the assistant uses
+	// says how useful they are, not whether they work.
+	var used string
+	if list, uerr := st.Sessions(ctx, historyFilter(defaultUsageSessions)); uerr == nil {
+		used = usageOf(list).String()
+	}
 	st.Close()
 	if err != nil {
 		d.verdict(false, "index", err.Error())
@@ -139,6 +150,9 @@ func (d *doctor) run(ctx context.Context) {
 		d.verdict(false, "index state", health.String()+"; the next hook or query rebuilds it in the background, or run 'ctxls index'")
 	default:
 		d.verdict(true, "index state", health.String())
+	}
+	if used != "" {
+		d.info("usefulness", used+"; see ctxls sessions")
 	}
 	d.pages(ctx)
 	// A canary round trip of each hook through the real binary.

@@ -15,6 +15,7 @@ var commands = []struct {
 }{
 	{"index", newIndexCmd},
 	{"stats", newStatsCmd},
+	{"sessions", newSessionsCmd},
 	{"symbols", newSymbolsCmd},
 	{"query", newQueryCmd},
 	{"context", newContextCmd},

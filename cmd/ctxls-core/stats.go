@@ -12,14 +12,23 @@ import (
 
 func newStatsCmd() *cobra.Command {
 	var (
-		root   string
-		asJSON bool
+		root     string
+		asJSON   bool
+		sessions bool
+		limit    int
 	)
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Show what the index holds",
-		Args:  cobra.NoArgs,
+		Long: `Show what the index holds. With --sessions, show instead how much of what the
+prompt hook injected the assistant went on to use: the share of injected files
+a later tool call of the same session read, edited or searched, over the last
+N sessions of the last 30 days (see 'ctxls sessions').`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("limit") && !sessions {
+				return usagef("--limit needs --sessions")
+			}
 			abs, err := resolveRoot(root)
 			if err != nil {
 				return err
@@ -29,6 +38,27 @@ func newStatsCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			if sessions {
+				list, err := st.Sessions(cmd.Context(), historyFilter(limit))
+				if err != nil {
+					return err
+				}
+				u := usageOf(list)
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), u)
+				}
+				w := cmd.OutOrStdout()
+				which := fmt.Sprintf("the last %d", limit)
+				if limit <= 0 {
+					which = "all"
+				}
+				fmt.Fprintf(w, "sessions:       %d (%s of the last %d days)\n", u.Sessions, which, u.Days)
+				fmt.Fprintf(w, "prompts:        %d\n", u.Prompts)
+				fmt.Fprintf(w, "injections:     %d\n", u.Injections)
+				fmt.Fprintf(w, "injected files: %d (distinct per session)\n", u.InjectedFiles)
+				fmt.Fprintf(w, "used:           %s\n", share(u.UsedFiles, u.InjectedFiles))
+				return nil
+			}
 			s, err := st.Stats(cmd.Context())
 			if err != nil {
 				return err
@@ -60,6 +90,8 @@ func newStatsCmd() *cobra.Command {
 	}
 	rootFlag(cmd, &root)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&sessions, "sessions", false, "show the share of injected files the assistant used")
+	cmd.Flags().IntVar(&limit, "limit", defaultUsageSessions, "with --sessions: over the N most recent sessions")
 	return cmd
 }
 
