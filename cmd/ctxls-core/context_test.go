@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,26 +12,7 @@ import (
 // `ctxls context --session S TEXT` shows what the prompt hook injects for
 // TEXT in session S, and nothing once the session was given it.
 func TestContextSessionMatchesHook(t *testing.T) {
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
-	os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(`package auth
-
-// AuthService checks credentials against the user store.
-type AuthService struct{ users map[string]string }
-
-// Login verifies a password and returns a session token.
-func (a *AuthService) Login(user, password string) (string, error) {
-	if a.users[user] != password {
-		return "", nil
-	}
-	return issueToken(user), nil
-}
-
-func issueToken(user string) string { return "t-" + user }
-`), 0o644)
-	if _, errOut, code := ctxls(t, root, "index"); code != 0 {
-		t.Fatalf("index: %d %s", code, errOut)
-	}
+	root := authWorkspace(t)
 	const prompt = "why does AuthService.Login reject a valid password for the user"
 	shown, errOut, code := ctxls(t, root, "context", "--session", "s1", prompt)
 	if code != 0 || !strings.Contains(shown, "AuthService.Login") {
