@@ -111,7 +111,7 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	tx, err := c.st.DB().BeginTx(ctx, nil)
+	tx, err := c.st.BeginState(ctx)
 	if err != nil {
 		return fmt.Errorf("register context: %w", err)
 	}
@@ -152,7 +152,7 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 // injected. Pending entries are cleared either way.
 func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
 	var res Result
-	tx, err := c.st.DB().BeginTx(ctx, nil)
+	tx, err := c.st.BeginState(ctx)
 	if err != nil {
 		return res, fmt.Errorf("consume context: %w", err)
 	}
