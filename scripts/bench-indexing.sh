@@ -14,6 +14,9 @@
 #   tree   every Go file changed, then `ctxls index`, in a loop (a checkout)
 #   file   one file changed, then `ctxls index`, in a loop (an editor save)
 #
+# Then POST (default 20) post-tool-use calls, one after the other, each
+# after an Edit of a file of its own (the hook re-indexes it, waiting a
+# little for the index lock an index run holds), with their median and p95.
 # After each phase it counts the new log lines with "database is locked"
 # and "deadline" in .ctxls/ctxls.log, and gives the calls' median and p95.
 # HOOK_MODE=in-process answers each call in its own process
@@ -25,6 +28,7 @@ ROUNDS=${ROUNDS:-15}
 CALLS=${CALLS:-50}
 PHASES=${PHASES:-quiet tree file}
 HOOK_MODE=${HOOK_MODE:-daemon}
+POST=${POST:-20}
 PROMPT=${PROMPT:-"how does net/http's Server.Serve accept connections and start goroutines"}
 [ -n "${EPOCHREALTIME:-}" ] || { echo "$0: needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
 
@@ -103,6 +107,15 @@ for phase in $PHASES; do
 		if grep -l '"additionalContext":"[^"]' "$out/$r"-* >/dev/null 2>&1; then got=$((got + 1)); fi
 		sleep 0.5
 	done
+	mapfile -t edits < <(cd "$TREE" && find net/mail net/textproto net/url net/rpc -name '*.go' | sort | head -"$POST")
+	for f in "${edits[@]}"; do
+		echo "// edited in $phase" >>"$TREE/$f"
+		t1=${EPOCHREALTIME/./}
+		printf '{"session_id":"post-%s-%s","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"%s/%s"},"tool_response":{}}' \
+			"$phase" "$$" "$TREE" "$TREE" "$f" | "$BIN" hook post-tool-use >/dev/null 2>&1 || true
+		t2=${EPOCHREALTIME/./}
+		echo $(( (t2 - t1) / 1000 ))
+	done >"$WORK/post-$phase.ms"
 	runs=0
 	if [ -n "$INDEXER" ]; then
 		touch "$WORK/stop"
@@ -114,6 +127,9 @@ for phase in $PHASES; do
 	locked=$(tail -n +"$((before + 1))" "$LOG" | grep -c 'database is locked' || true)
 	deadline=$(tail -n +"$((before + 1))" "$LOG" | grep -c 'deadline' || true)
 	lat=$(cat "$out"/*.ms | sort -n | awk '{a[NR]=$1} END { i = int(0.95*NR + 0.999); printf "median %d ms, p95 %d ms, max %d ms", a[int((NR+1)/2)], a[i], a[NR] }')
+	deferred=$(tail -n +"$((before + 1))" "$LOG" | grep -c 're-index of .* deferred' || true)
+	post=$(sort -n "$WORK/post-$phase.ms" | awk '{a[NR]=$1} END { if (NR == 0) exit; i = int(0.95*NR + 0.999); printf "median %d ms, p95 %d ms", a[int((NR+1)/2)], a[i] }')
 	printf '%-5s rounds with context: %2d of %d; index runs during it: %s; log: %d "database is locked", %d "deadline"; calls: %s\n' \
 		"$phase" "$got" "$ROUNDS" "$runs" "$locked" "$deadline" "$lat"
+	if [ "$POST" -gt 0 ]; then printf '      post-tool-use after an Edit, %d calls: %s; %d re-indexes deferred\n' "${#edits[@]}" "$post" "$deferred"; fi
 done
