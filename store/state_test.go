@@ -355,8 +355,45 @@ func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
 		}
 		hook.Close()
 	}
+	// Index writers still exclude each other from the start of their
+	// transactions: BeginIndex claims the lock before anything is written.
+	other, err := Open(ctx, root, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if w2, err := other.BeginWrite(ctx); err == nil {
+		w2.Rollback()
+		t.Error("a second index writer began while the first held the index")
+	}
 	// The index writer was never disturbed.
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
+	}
+
+	// Nor does an index writer wait for a state transaction.
+	tx, err := other.BeginState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_stats(session, updated) VALUES('t', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	slow, err := Open(ctx, root, Options{BusyTimeout: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	start := time.Now()
+	w, err = slow.BeginWrite(ctx)
+	if err == nil {
+		err = w.PutFile(ctx, sampleFile("b.go", 2), false)
+		if err == nil {
+			err = w.Commit()
+		}
+	}
+	if took := time.Since(start); err != nil || took >= wait {
+		t.Errorf("index write during a state transaction: %v after %v", err, took)
 	}
 }
