@@ -115,7 +115,7 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	tx, err := c.st.DB().BeginTx(ctx, nil)
+	tx, err := c.st.BeginState(ctx)
 	if err != nil {
 		return fmt.Errorf("register context: %w", err)
 	}
@@ -182,7 +182,7 @@ func (c *Collector) ConsumePrompt(ctx context.Context, budget int, prompt string
 // before the transaction commits.
 func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx, []Entry) error) (Result, error) {
 	var res Result
-	tx, err := c.st.DB().BeginTx(ctx, nil)
+	tx, err := c.st.BeginState(ctx)
 	if err != nil {
 		return res, fmt.Errorf("consume context: %w", err)
 	}

@@ -193,7 +193,7 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 	// the driver watch each one in a goroutine. ctx is checked between
 	// batches instead.
 	qctx := context.WithoutCancel(ctx)
-	tx, err := s.index.DB().BeginTx(qctx, nil)
+	tx, err := s.index.BeginIndex(qctx)
 	if err != nil {
 		return 0, fmt.Errorf("update memory index: %w", err)
 	}

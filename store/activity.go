@@ -29,9 +29,9 @@ func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.BeginState(ctx)
 	if err != nil {
-		return classify(fmt.Errorf("record activity: %w", err))
+		return fmt.Errorf("record activity: %w", err)
 	}
 	defer tx.Rollback()
 	for _, a := range acts {

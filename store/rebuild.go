@@ -50,12 +50,9 @@ func (t *tableNames) sql(q string) string { return t.r.Replace(q) }
 // writers of the live tables are not affected: BeginRebuildWrite writes the
 // new tables, and SwapRebuild replaces the live ones in one transaction.
 func (s *Store) StartRebuild(ctx context.Context) error {
-	if s.readOnly {
-		return fmt.Errorf("index %s is open read-only", s.path)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.BeginIndex(ctx)
 	if err != nil {
-		return classify(fmt.Errorf("start rebuild: %w", err))
+		return fmt.Errorf("start rebuild: %w", err)
 	}
 	defer tx.Rollback()
 	if err := dropRebuild(ctx, tx); err != nil {

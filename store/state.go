@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -337,4 +338,48 @@ func (s *Store) StateValue(ctx context.Context, key string) (string, error) {
 func (s *Store) SetStateValue(ctx context.Context, key, value string) error {
 	_, err := s.db.ExecContext(ctx, "INSERT INTO state.kv(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
 	return classify(err)
+}
+
+// openStateWriter returns the connection pool (lazy: it connects on first
+// use) through which a writer store's state transactions run.
+//
+// They cannot run on the index's connections: there the state database is
+// attached, and BEGIN IMMEDIATE takes the write lock of every database of
+// the connection, the index's too. A hook's few rows of activity and
+// collector state then waited for an index run's write transaction, and
+// past the hook's deadline the prompt lost its context (issue 23). On a
+// connection of its own, the state database is the only one a transaction
+// locks. Its writes leave the index file, and so the index's page cache,
+// alone (decision 84).
+func openStateWriter(path string, busy time.Duration, single bool) *sql.DB {
+	// mode=rw: Open has prepared the file; a connection made after it was
+	// deleted must not create an empty one (see open).
+	dsn := fileURI(path) + "?mode=rw&_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
+		"&_txlock=immediate&_foreign_keys=0&_synchronous=NORMAL"
+	db := sql.OpenDB(&connector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}})
+	if single {
+		// The process's state writes queue here, in order, rather than
+		// polling SQLite's lock with the busy handler's sleeps.
+		db.SetMaxOpenConns(1)
+	}
+	return db
+}
+
+// BeginState starts a write transaction on the state database alone
+// (sessions, activity, kv), waiting for other writers of that file up to the
+// busy timeout but never for a writer of the index. Its statements name the
+// state tables without a schema. A read-only store has no state writer of
+// its own: its transaction runs on its one connection, where the index is
+// read-only and so not locked, and writes what that connection attached
+// (the file, or an empty state in memory when there is none).
+func (s *Store) BeginState(ctx context.Context) (*sql.Tx, error) {
+	db := s.state
+	if db == nil {
+		db = s.db
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, classify(fmt.Errorf("begin state write: %w", err))
+	}
+	return tx, nil
 }

@@ -303,3 +303,97 @@ func TestDeletedFilesAreNotRecreatedByNewConnections(t *testing.T) {
 		})
 	}
 }
+
+// An index run holds the index's write lock for whole batches of files;
+// the hooks' writes of activity and session state go to the state file and
+// must not wait for it (issue 23: behind a re-index, every prompt hook ran
+// out of its deadline waiting for "database is locked"). The index write
+// here is held by another store, as an index run in another process holds
+// it, and for longer than the writer of the state may wait.
+func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	indexer := openTest(t, root)
+	w, err := indexer.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	if err := w.PutFile(ctx, sampleFile("a.go", 1), false); err != nil {
+		t.Fatal(err)
+	}
+
+	const wait = 300 * time.Millisecond
+	for _, single := range []bool{true, false} {
+		hook, err := Open(ctx, root, Options{BusyTimeout: wait, SingleConnection: single})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err = hook.RecordActivity(ctx, Activity{Session: "s", Origin: "assistant", Type: "prompt", Text: "q"})
+		if err == nil {
+			var tx *sql.Tx
+			if tx, err = hook.BeginState(ctx); err == nil {
+				if _, err = tx.ExecContext(ctx, `INSERT INTO session_stats(session, updated) VALUES('s', 1)
+					ON CONFLICT(session) DO UPDATE SET updated = excluded.updated`); err == nil {
+					err = tx.Commit()
+				} else {
+					tx.Rollback()
+				}
+			}
+		}
+		took := time.Since(start)
+		if err != nil {
+			t.Errorf("single connection %v: state write during an index write: %v (after %v)", single, err, took)
+		} else if took >= wait {
+			t.Errorf("single connection %v: state write took %v: it waited for the index writer", single, took)
+		}
+		// What was written is there for the index's own connections.
+		var n int
+		if err := hook.DB().QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE session = 's'`).Scan(&n); err != nil || n == 0 {
+			t.Errorf("single connection %v: activity rows %d, %v", single, n, err)
+		}
+		hook.Close()
+	}
+	// Index writers still exclude each other from the start of their
+	// transactions: BeginIndex claims the lock before anything is written.
+	other, err := Open(ctx, root, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if w2, err := other.BeginWrite(ctx); err == nil {
+		w2.Rollback()
+		t.Error("a second index writer began while the first held the index")
+	}
+	// The index writer was never disturbed.
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nor does an index writer wait for a state transaction.
+	tx, err := other.BeginState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_stats(session, updated) VALUES('t', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	slow, err := Open(ctx, root, Options{BusyTimeout: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	start := time.Now()
+	w, err = slow.BeginWrite(ctx)
+	if err == nil {
+		err = w.PutFile(ctx, sampleFile("b.go", 2), false)
+		if err == nil {
+			err = w.Commit()
+		}
+	}
+	if took := time.Since(start); err != nil || took >= wait {
+		t.Errorf("index write during a state transaction: %v after %v", err, took)
+	}
+}

@@ -6,7 +6,9 @@
 // The store is the state shared by the long-running language server and the
 // short-lived hook and CLI processes. It runs in WAL mode so that any number
 // of readers proceed while one process writes; writers take the write lock
-// up front (BEGIN IMMEDIATE) and wait for each other with a busy timeout.
+// of the one file they write up front (BeginIndex, BeginState) and wait for
+// each other with a busy timeout, so that an index run never holds up the
+// hooks' writes of session state, nor they it.
 package store
 
 import (
@@ -46,7 +48,10 @@ var ErrCorrupt = errors.New("index is corrupt or not a ctxls index")
 
 // Store is an open index.
 type Store struct {
-	db       *sql.DB
+	db *sql.DB
+	// state is a connection of the state database's own, for its write
+	// transactions (BeginState); nil for a read-only store.
+	state    *sql.DB
 	path     string
 	readOnly bool
 	// Recovered is set when Open moved a corrupt or foreign file aside and
@@ -184,8 +189,13 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// connection: retrieval runs the same full-text statement once per
 	// term and the same neighbour statements once per context item, and
 	// preparing SQL was ~7 % of a hook process's CPU.
+	//
+	// _txlock=deferred: BEGIN IMMEDIATE takes the write lock of every
+	// database of the connection, the attached state file's too, so an
+	// index run's transactions kept the hooks' state writes waiting
+	// (issue 23). Index writes claim the index's lock alone (BeginIndex).
 	dsn := fileURI(path) + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
-		"&_txlock=immediate&_foreign_keys=0&_cache_size=-32000&_stmt_cache_size=64"
+		"&_txlock=deferred&_foreign_keys=0&_cache_size=-32000&_stmt_cache_size=64"
 	if opts.ReadOnly {
 		dsn += "&mode=ro"
 	} else {
@@ -212,8 +222,11 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.SetMaxIdleConns(idleConns)
 	}
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
+	if !opts.ReadOnly {
+		s.state = openStateWriter(statePath(path), busy, opts.SingleConnection)
+	}
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		s.Close()
 		var attachErr *stateAttachError
 		if errors.As(err, &attachErr) {
 			return nil, err // the index may be fine: Open repairs the state
@@ -266,11 +279,45 @@ func (s *Store) check(ctx context.Context) error {
 	}
 }
 
-// migrate brings the schema to SchemaVersion inside one transaction.
-func (s *Store) migrate(ctx context.Context) error {
+// BeginIndex starts a write transaction on the index file that holds its
+// write lock from the start, as BEGIN IMMEDIATE would, waiting for other
+// writers up to the busy timeout; but unlike BEGIN IMMEDIATE it leaves the
+// attached state database unlocked, so that hooks record their sessions
+// and activity (BeginState) while an index run writes. Packages that own
+// tables of the index (memory) write them through it.
+func (s *Store) BeginIndex(ctx context.Context) (*sql.Tx, error) {
+	// meta exists in every index Open returns.
+	return s.beginIndex(ctx, "UPDATE main.meta SET value = value WHERE 0")
+}
+
+// beginIndex begins a deferred transaction and runs claim, a statement that
+// writes the index and nothing else, to take the index's write lock alone.
+// It runs first, before the transaction reads: a transaction that read and
+// then writes fails at once (SQLITE_BUSY_SNAPSHOT, which the busy timeout
+// does not wait out) when another writer committed in between, while a
+// first statement that writes waits for the lock.
+func (s *Store) beginIndex(ctx context.Context, claim string) (*sql.Tx, error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("index %s is open read-only", s.path)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return classify(fmt.Errorf("migrate index: %w", err))
+		return nil, classify(fmt.Errorf("begin index write: %w", err))
+	}
+	if _, err := tx.ExecContext(ctx, claim); err != nil {
+		tx.Rollback()
+		return nil, classify(fmt.Errorf("begin index write: %w", err))
+	}
+	return tx, nil
+}
+
+// migrate brings the schema to SchemaVersion inside one transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	// An empty file has no meta table yet; the application id is set at
+	// the end anyway, and check has refused a file of another application.
+	tx, err := s.beginIndex(ctx, fmt.Sprintf("PRAGMA main.application_id = %d", applicationID))
+	if err != nil {
+		return fmt.Errorf("migrate index: %w", err)
 	}
 	defer tx.Rollback()
 	var v int
@@ -305,7 +352,13 @@ func IsCorrupt(err error) bool {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.state != nil {
+		err = errors.Join(err, s.state.Close())
+	}
+	return err
+}
 
 // DB exposes the database for packages that own tables of their own
 // (activity, collector state). Callers must not touch the index tables.

@@ -105,12 +105,9 @@ func (w *Writer) Next(ctx context.Context) (*Writer, error) {
 // beginWrite starts a writer on the tables t; entities are numbered from
 // nextSeq, or after the highest stored seq when it is 0.
 func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*Writer, error) {
-	if s.readOnly {
-		return nil, fmt.Errorf("index %s is open read-only", s.path)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.BeginIndex(ctx)
 	if err != nil {
-		return nil, classify(fmt.Errorf("begin index write: %w", err))
+		return nil, err
 	}
 	w := &Writer{s: s, tx: tx, t: t}
 	prep := []struct {
