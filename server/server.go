@@ -66,6 +66,9 @@ type Server struct {
 	// exitCode is the process status after the session: 0 after shutdown
 	// and exit or a disconnect, 1 for exit without shutdown.
 	exitCode atomic.Int32
+	// parses counts buffer parses (didOpen, didChange), for the log and
+	// for tests of coalescing.
+	parses atomic.Int64
 	exited   chan struct{}
 	exitOnce sync.Once
 
@@ -151,16 +154,71 @@ func (s *Server) receive(ctx context.Context, reply jsonrpc2.Replier, req jsonrp
 // queries over all folders) are started here, in order, and finish on their
 // own goroutine.
 func (s *Server) worker() {
+	var next *queued
 	for {
+		var q queued
+		if next != nil {
+			q, next = *next, nil
+		} else {
+			select {
+			case <-s.exited:
+				return
+			case <-s.ctx.Done():
+				return
+			case q = <-s.queue:
+			}
+		}
+		if q.req.Method() == "textDocument/didChange" {
+			q, next = s.coalesce(q)
+		}
+		s.handle(q.ctx, q.reply, q.req)
+	}
+}
+
+// maxCoalesced bounds the didChange notifications merged into one.
+const maxCoalesced = 4096
+
+// coalesce merges into q the didChange notifications of the same document
+// already queued right behind it: one didChange with all their changes in
+// order, so that a burst (a paste, a macro, an editor catching up) is
+// parsed once instead of once per change, and a request behind it waits
+// for one parse, not hundreds. Changes apply in sequence either way, so
+// the document ends the same. It returns the merged message and the first
+// queued message that is not one of them, if one was taken.
+func (s *Server) coalesce(q queued) (queued, *queued) {
+	var p didChangeParams
+	if json.Unmarshal(q.req.Params(), &p) != nil {
+		return q, nil
+	}
+	merged := 0
+	var next *queued
+drain:
+	for merged < maxCoalesced {
 		select {
-		case <-s.exited:
-			return
-		case <-s.ctx.Done():
-			return
-		case q := <-s.queue:
-			s.handle(q.ctx, q.reply, q.req)
+		case n := <-s.queue:
+			var np didChangeParams
+			if n.req.Method() != "textDocument/didChange" || json.Unmarshal(n.req.Params(), &np) != nil || np.TextDocument.URI != p.TextDocument.URI {
+				next = &n
+				break drain
+			}
+			p.TextDocument = np.TextDocument
+			p.ContentChanges = append(p.ContentChanges, np.ContentChanges...)
+			q.ctx = n.ctx
+			merged++
+		default:
+			break drain // nothing more is waiting
 		}
 	}
+	if merged == 0 {
+		return q, next
+	}
+	s.log.Debug("didChange notifications coalesced", zap.String("uri", string(p.TextDocument.URI)), zap.Int("merged", merged+1))
+	n, err := jsonrpc2.NewNotification("textDocument/didChange", p)
+	if err != nil {
+		return q, next
+	}
+	q.req = n
+	return q, next
 }
 
 // handler answers one request; params are raw JSON. For notifications the

@@ -109,6 +109,7 @@ func (s *Server) parse(ctx context.Context, d *document, old *sitter.Tree) {
 		return
 	}
 	start := time.Now()
+	s.parses.Add(1)
 	f, tree, err := s.extractor.ExtractIncremental(ctx, d.abs, old, d.text)
 	if err != nil {
 		s.log.Warn("parse buffer", zap.String("path", d.abs), zap.Error(err))
@@ -125,6 +126,7 @@ func (s *Server) parseEdit(ctx context.Context, d *document, old *sitter.Tree, p
 	d.tree, d.syms = nil, nil
 	defer old.Close()
 	start := time.Now()
+	s.parses.Add(1)
 	f, tree, reused, err := s.extractor.ExtractEdit(ctx, d.abs, old, prev, edit, d.text)
 	if err != nil {
 		s.log.Warn("parse buffer", zap.String("path", d.abs), zap.Error(err))
