@@ -68,10 +68,18 @@ type Entry struct {
 	// again when only a detail that does not matter changed (a code
 	// entry's line number after an edit above it).
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Covers are keys of the parts the entry carries (the members of a
+	// list): once it is injected, Injected reports each of them, so that
+	// the source can later send only the parts that are new.
+	Covers []string `json:"covers,omitempty"`
 }
 
-// fingerprintKey carries Entry.Fingerprint in the stored metadata.
-const fingerprintKey = "_fingerprint"
+// fingerprintKey and coversKey carry Entry.Fingerprint and Entry.Covers
+// in the stored metadata.
+const (
+	fingerprintKey = "_fingerprint"
+	coversKey      = "_covers"
+)
 
 // dedupHash is what the per-session dedup compares for e.
 func (e Entry) dedupHash() string {
@@ -129,12 +137,17 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 			continue
 		}
 		md := e.Metadata
-		if e.Fingerprint != "" {
-			md = make(map[string]any, len(e.Metadata)+1)
+		if e.Fingerprint != "" || len(e.Covers) > 0 {
+			md = make(map[string]any, len(e.Metadata)+2)
 			for k, v := range e.Metadata {
 				md[k] = v
 			}
-			md[fingerprintKey] = e.Fingerprint
+			if e.Fingerprint != "" {
+				md[fingerprintKey] = e.Fingerprint
+			}
+			if len(e.Covers) > 0 {
+				md[coversKey] = e.Covers
+			}
 		}
 		meta, err := json.Marshal(md)
 		if err != nil {
@@ -212,6 +225,14 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 			p.e.Fingerprint = fp
 			delete(p.e.Metadata, fingerprintKey)
 		}
+		if covers, ok := p.e.Metadata[coversKey].([]any); ok {
+			for _, k := range covers {
+				if k, ok := k.(string); ok {
+					p.e.Covers = append(p.e.Covers, k)
+				}
+			}
+			delete(p.e.Metadata, coversKey)
+		}
 		all = append(all, p)
 	}
 	rows.Close()
@@ -243,6 +264,12 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_injected(session, key, hash, at) VALUES(?,?,?,?)
 			ON CONFLICT(session, key) DO UPDATE SET hash = excluded.hash, at = excluded.at`, c.session, p.e.Key(), h, now); err != nil {
 			return res, err
+		}
+		for _, k := range p.e.Covers {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO session_injected(session, key, hash, at) VALUES(?,?,?,?)
+				ON CONFLICT(session, key) DO UPDATE SET at = excluded.at`, c.session, k, Hash(k), now); err != nil {
+				return res, err
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_pending WHERE session = ?`, c.session); err != nil {

@@ -229,3 +229,31 @@ func TestConsumePromptInjectsWhenHistoryFails(t *testing.T) {
 		t.Errorf("%d prompts kept of a failed history write (%v)", n, err)
 	}
 }
+
+// The keys an entry covers count as injected once the entry is.
+func TestCoveredKeysAreInjected(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	c := New(st, "covers")
+	if err := c.Register(ctx, Entry{Source: "code", ID: "related:a.go", Content: "uses: X, Y", Covers: []string{"code:m|X", "code:m|Y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Injected(ctx, "code:m|X") {
+		t.Fatal("covered before it was injected")
+	}
+	res, err := c.Consume(ctx, 1000)
+	if err != nil || len(res.Entries) != 1 {
+		t.Fatalf("consume: %v %+v", err, res)
+	}
+	if _, leaked := res.Entries[0].Metadata[coversKey]; leaked {
+		t.Error("covers leaked into the metadata")
+	}
+	for _, k := range []string{"code:m|X", "code:m|Y"} {
+		if !c.Injected(ctx, k) {
+			t.Errorf("%s not injected", k)
+		}
+	}
+	if c.Injected(ctx, "code:m|Z") {
+		t.Error("an uncovered key counts as injected")
+	}
+}

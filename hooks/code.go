@@ -318,6 +318,21 @@ func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, er
 		if err != nil {
 			return nil, err
 		}
+		// A list is sent again only for its new members: what the session
+		// was given stays with the model until compaction.
+		var covers []string
+		fresh := func(members []string) []string {
+			var out []string
+			for _, m := range members {
+				key := "code:related-member:" + rel + "|" + m
+				if !ev.Collector.Injected(ctx, key) {
+					out = append(out, m)
+					covers = append(covers, key)
+				}
+			}
+			return out
+		}
+		uses, usedBy = fresh(uses), fresh(usedBy)
 		if len(uses) == 0 && len(usedBy) == 0 {
 			continue
 		}
@@ -329,7 +344,7 @@ func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, er
 		if len(usedBy) > 0 {
 			fmt.Fprintf(&b, "used by: %s\n", strings.Join(usedBy, ", "))
 		}
-		out = append(out, collect.Entry{Source: "code", ID: "related:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Low})
+		out = append(out, collect.Entry{Source: "code", ID: "related:" + rel, Content: strings.TrimRight(b.String(), "\n"), Priority: collect.Low, Covers: covers})
 	}
 	return out, nil
 }
