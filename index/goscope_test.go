@@ -1,0 +1,135 @@
+package index
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+)
+
+// goScopeFiles is a module whose packages b and c both declare New and a
+// type with a method Add, and whose package a imports b, c and the
+// standard library's errors and time (not in the workspace).
+var goScopeFiles = map[string]string{
+	"go.mod": "module example.com/ws\n\ngo 1.22\n",
+	"b/b.go": `package b
+
+// New makes a Thing.
+func New() *Thing { return &Thing{} }
+
+// Thing counts.
+type Thing struct{ n int }
+
+// Add adds to a Thing.
+func (t *Thing) Add(n int) { t.n += n }
+
+func helper() {}
+
+// Use calls its own package's helper and New.
+func Use() { helper(); New() }
+`,
+	"c/c.go": `package c
+
+import "time"
+
+// New makes a Counter.
+func New() *Counter { return &Counter{} }
+
+// Counter counts.
+type Counter struct{ n int }
+
+// Add adds to a Counter.
+func (c *Counter) Add(n int) { c.n += n }
+
+// Later adds to a time.Time, not to a Counter.
+func Later(t time.Time) time.Time { return t.Add(time.Hour) }
+`,
+	"errors/errors.go": `package errors
+
+// New is this module's own errors.New, which import "errors" is not.
+func New(s string) error { return nil }
+`,
+	"a/a.go": `package a
+
+import (
+	"errors"
+
+	"example.com/ws/b"
+	cc "example.com/ws/c"
+)
+
+// Client has a function-valued field.
+type Client struct {
+	CheckRedirect func() error
+}
+
+func defaultCheckRedirect() error { return nil }
+
+func handle(f func() error) {}
+
+func ViaB() { b.New() }
+
+func ViaC() { cc.New() }
+
+func ViaStd() error { return errors.New("x") }
+
+func Bare() { New() }
+
+func Builtin() int { return len("x") }
+
+func Helper() { helper() }
+
+func OnCounter(ctr *cc.Counter) { ctr.Add(1) }
+
+func OnClient(cl *Client) { cl.Do() }
+
+func (cl *Client) Do() {}
+
+func Literal() *Client { return &Client{CheckRedirect: defaultCheckRedirect} }
+
+func Passed() { handle(defaultCheckRedirect) }
+
+func MethodValue(cl *Client) { run(cl.Do) }
+
+func run(f func()) {}
+`,
+}
+
+// TestGoScopedResolution checks each Go reference of a small module
+// against the definition Go's own scoping gives it, or none.
+func TestGoScopedResolution(t *testing.T) {
+	root := workspace(t, goScopeFiles)
+	_, st := run(t, root, config.Default())
+	cases := []struct {
+		from, name, qual string
+		want             string // qualified name, "" for unresolved
+	}{
+		{"a.ViaB", "New", "b", "b.New"},
+		{"a.ViaC", "New", "cc", "c.New"},
+		// errors is the standard library, not the module's errors/ nor b.New.
+		{"a.ViaStd", "New", "errors", ""},
+		// a declares no New: a bare New is not another package's.
+		{"a.Bare", "New", "", ""},
+		{"a.Builtin", "len", "", ""},
+		{"a.Helper", "helper", "", ""},
+		{"b.Use", "helper", "", "b.helper"},
+		{"b.Use", "New", "", "b.New"},
+		{"a.OnClient", "Do", "cl", "a.Client.Do"},
+	}
+	for _, tc := range cases {
+		var got sql.NullString
+		err := st.DB().QueryRow(`SELECT d.qname FROM refs r JOIN entities s ON s.id = r.src_id
+			LEFT JOIN entities d ON d.id = r.dst_id WHERE s.qname = ? AND r.name = ? AND r.qualifier = ?`,
+			tc.from, tc.name, tc.qual).Scan(&got)
+		if err == sql.ErrNoRows {
+			t.Errorf("no reference %s → %s.%s", tc.from, tc.qual, tc.name)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String != tc.want {
+			t.Errorf("%s → %s.%s resolved to %q, want %q", tc.from, tc.qual, tc.name, got.String, tc.want)
+		}
+	}
+}
