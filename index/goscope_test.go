@@ -92,6 +92,12 @@ func Passed() { handle(defaultCheckRedirect) }
 func MethodValue(cl *Client) { run(cl.Do) }
 
 func run(f func()) {}
+
+// Local passes a local variable that shadows the function's name.
+func Local() {
+	defaultCheckRedirect := func() error { return nil }
+	handle(defaultCheckRedirect)
+}
 `,
 }
 
@@ -102,7 +108,7 @@ func TestGoScopedResolution(t *testing.T) {
 	_, st := run(t, root, config.Default())
 	cases := []struct {
 		from, name, qual string
-		want             string // qualified name, "" for unresolved
+		want             string // qualified name, "" for unresolved, "-" for no reference
 	}{
 		{"a.ViaB", "New", "b", "b.New"},
 		{"a.ViaC", "New", "cc", "c.New"},
@@ -114,19 +120,36 @@ func TestGoScopedResolution(t *testing.T) {
 		{"a.Helper", "helper", "", ""},
 		{"b.Use", "helper", "", "b.helper"},
 		{"b.Use", "New", "", "b.New"},
-		{"a.OnClient", "Do", "cl", "a.Client.Do"},
+		// Selectors on a typed parameter name the type's method: without
+		// the type, b's and c's Add are equally likely.
+		{"a.OnClient", "Do", "Client", "a.Client.Do"},
+		{"a.OnCounter", "Add", "cc.Counter", "c.Counter.Add"},
+		// time.Time.Add is not Counter.Add, the only Add in package c.
+		{"c.Later", "Add", "time.Time", ""},
+		// Functions and methods used as values are references.
+		{"a.Literal", "defaultCheckRedirect", "", "a.defaultCheckRedirect"},
+		{"a.Passed", "defaultCheckRedirect", "", "a.defaultCheckRedirect"},
+		{"a.MethodValue", "Do", "Client", "a.Client.Do"},
+		{"a.Local", "defaultCheckRedirect", "", "-"},
 	}
 	for _, tc := range cases {
 		var got sql.NullString
 		err := st.DB().QueryRow(`SELECT d.qname FROM refs r JOIN entities s ON s.id = r.src_id
 			LEFT JOIN entities d ON d.id = r.dst_id WHERE s.qname = ? AND r.name = ? AND r.qualifier = ?`,
 			tc.from, tc.name, tc.qual).Scan(&got)
+		if err == sql.ErrNoRows && tc.want == "-" {
+			continue
+		}
 		if err == sql.ErrNoRows {
 			t.Errorf("no reference %s → %s.%s", tc.from, tc.qual, tc.name)
 			continue
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.want == "-" {
+			t.Errorf("%s → %s: a local variable recorded as a reference (to %q)", tc.from, tc.name, got.String)
+			continue
 		}
 		if got.String != tc.want {
 			t.Errorf("%s → %s.%s resolved to %q, want %q", tc.from, tc.qual, tc.name, got.String, tc.want)
