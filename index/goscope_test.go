@@ -44,6 +44,11 @@ func (c *Counter) Add(n int) { c.n += n }
 // Later adds to a time.Time, not to a Counter.
 func Later(t time.Time) time.Time { return t.Add(time.Hour) }
 `,
+	"b/more.go": `package b
+
+// Sub is Thing's method in a file that does not declare Thing.
+func (t *Thing) Sub(n int) { t.n -= n }
+`,
 	"errors/errors.go": `package errors
 
 // New is this module's own errors.New, which import "errors" is not.
@@ -75,11 +80,16 @@ func ViaStd() error { return errors.New("x") }
 
 func Bare() { New() }
 
+// Do is a method of Client: a bare call to do is not a call to it.
+func Bare2() { Do() }
+
 func Builtin() int { return len("x") }
 
 func Helper() { helper() }
 
 func OnCounter(ctr *cc.Counter) { ctr.Add(1) }
+
+func OnThing(th *b.Thing) { th.Sub(1) }
 
 func OnClient(cl *Client) { cl.Do() }
 
@@ -116,6 +126,7 @@ func TestGoScopedResolution(t *testing.T) {
 		{"a.ViaStd", "New", "errors", ""},
 		// a declares no New: a bare New is not another package's.
 		{"a.Bare", "New", "", ""},
+		{"a.Bare2", "Do", "", ""},
 		{"a.Builtin", "len", "", ""},
 		{"a.Helper", "helper", "", ""},
 		{"b.Use", "helper", "", "b.helper"},
@@ -124,6 +135,8 @@ func TestGoScopedResolution(t *testing.T) {
 		// the type, b's and c's Add are equally likely.
 		{"a.OnClient", "Do", "Client", "a.Client.Do"},
 		{"a.OnCounter", "Add", "cc.Counter", "c.Counter.Add"},
+		// A method declared away from its type is still the type's.
+		{"a.OnThing", "Sub", "b.Thing", "b.Thing.Sub"},
 		// time.Time.Add is not Counter.Add, the only Add in package c.
 		{"c.Later", "Add", "time.Time", ""},
 		// Functions and methods used as values are references.

@@ -355,13 +355,15 @@ var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "
 func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) int64 {
 	q := ref.Qualifier
 	if q == "" {
+		// A method is never named bare.
+		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName == "" })...)
 		if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
 			return pick(t, true)
 		}
 		if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
 			return pick(t, true)
 		}
-		return pick(r.filter(cands, func(d *store.Def) bool { return sc.dot[path.Dir(d.Path)] && d.ParentName == "" }), true)
+		return pick(r.filter(cands, func(d *store.Def) bool { return sc.dot[path.Dir(d.Path)] }), true)
 	}
 	head, rest, _ := strings.Cut(q, ".")
 	if dir, isImport := sc.aliases[head]; isImport {
