@@ -49,6 +49,17 @@ func Later(t time.Time) time.Time { return t.Add(time.Hour) }
 // Sub is Thing's method in a file that does not declare Thing.
 func (t *Thing) Sub(n int) { t.n -= n }
 `,
+	"a/a_test.go": `package a
+
+type fakeConn struct{}
+
+// Close is a test double's: no non-test file's call reaches it.
+func (fakeConn) Close() error { return nil }
+
+func helperInTest() {}
+
+func TestX() { helperInTest(); Bare() }
+`,
 	"errors/errors.go": `package errors
 
 // New is this module's own errors.New, which import "errors" is not.
@@ -79,6 +90,9 @@ func ViaC() { cc.New() }
 func ViaStd() error { return errors.New("x") }
 
 func Bare() { New() }
+
+// Closer's method is unknown: its type has none in the workspace.
+func Closer(c interface{ Close() error }) { c.Close() }
 
 // Do is a method of Client: a bare call to do is not a call to it.
 func Bare2() { Do() }
@@ -127,6 +141,9 @@ func TestGoScopedResolution(t *testing.T) {
 		// a declares no New: a bare New is not another package's.
 		{"a.Bare", "New", "", ""},
 		{"a.Bare2", "Do", "", ""},
+		{"a.Closer", "Close", "c", ""},
+		{"a.TestX", "helperInTest", "", "a.helperInTest"},
+		{"a.TestX", "Bare", "", "a.Bare"},
 		{"a.Builtin", "len", "", ""},
 		{"a.Helper", "helper", "", ""},
 		{"b.Use", "helper", "", "b.helper"},

@@ -352,7 +352,12 @@ var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "
 // method, preferably of the type the qualifier names; a bare name is one of
 // the file's own package or, failing that, of a dot import. Go has no
 // other way for a bare name to reach another package, so none is guessed.
+// Only test files reach definitions in test files.
 func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) int64 {
+	// A _test.go file is no part of the package that other files build.
+	if !strings.HasSuffix(sc.path, "_test.go") {
+		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return !strings.HasSuffix(d.Path, "_test.go") })...)
+	}
 	q := ref.Qualifier
 	if q == "" {
 		// A method is never named bare.
