@@ -23,8 +23,9 @@ import (
 // 5: tests, docs and third-party code get a whole-file corpus of their own;
 // 6: references resolve only within a language family, so old cross-language
 // edges must go; 7: identifiers split where Chinese or Japanese text runs into
-// them).
-const Version = "7"
+// them; 8: Go references resolve by package scope, selectors on typed locals
+// by their type, and functions used as values are references).
+const Version = "8"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -676,6 +676,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		paths[r.cand.rel] = r.fd.File.ID
 	}
 	files := newFileSet(paths)
+	files.module = goModule(opts.Root)
 	res := newResolver(files)
 	for _, r := range done {
 		if !r.same {

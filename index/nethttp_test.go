@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,20 @@ func TestRealCodeNetHTTP(t *testing.T) {
 	// Server.ListenAndServe calls srv.Serve, the method on the same type.
 	if got := target(t, st, "http.Server.ListenAndServe", "Serve"); got != "http.Server.Serve" {
 		t.Errorf("Server.ListenAndServe → Serve resolved to %q", got)
+	}
+	// errors is not in this workspace: errors.New is no guess at another New
+	// (cookiejar.New is the one net/http's tree holds).
+	var errorsNew sql.NullString
+	if err := st.DB().QueryRow(`SELECT d.qname FROM refs r JOIN entities s ON s.id = r.src_id
+		LEFT JOIN entities d ON d.id = r.dst_id WHERE s.qname = 'http.Client.do' AND r.name = 'New' AND r.qualifier = 'errors'`).Scan(&errorsNew); err != nil {
+		t.Fatalf("Client.do → errors.New: %v", err)
+	}
+	if errorsNew.Valid {
+		t.Errorf("Client.do → errors.New resolved to %q, want unresolved", errorsNew.String)
+	}
+	// A function used as a value is a reference: fn = defaultCheckRedirect.
+	if got := target(t, st, "http.Client.checkRedirect", "defaultCheckRedirect"); got != "http.defaultCheckRedirect" {
+		t.Errorf("Client.checkRedirect → defaultCheckRedirect resolved to %q", got)
 	}
 	// contains: the method's parent is the Server type.
 	var parent string

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -33,6 +35,7 @@ type fileScope struct {
 	family  string            // language family: references resolve only within it
 	aliases map[string]string // import alias → directory of the imported code
 	dirs    map[string]bool   // directories of everything imported
+	dot     map[string]bool   // directories of Go dot imports
 }
 
 // fileSet answers path questions for import resolution. Its indexes by base
@@ -40,7 +43,10 @@ type fileScope struct {
 // often needs neither (a Go file's imports need only directories), and
 // building them for every tracked path cost more than that file's parse.
 type fileSet struct {
-	paths     map[string]int64    // path → file id
+	paths map[string]int64 // path → file id
+	// module is the module path of the workspace root's go.mod, "" without
+	// one: it decides which Go import paths name workspace packages.
+	module    string
 	baseIndex map[string][]string // base name → paths; see byBase
 	dirIndex  map[string][]string // dir → paths, sorted; see dirs
 }
@@ -109,14 +115,62 @@ func (fs *fileSet) dirFile(dir string) string {
 	return ""
 }
 
-// goDir maps a Go import path onto a workspace directory by its longest
-// matching suffix ("github.com/org/repo/core/logx" → "core/logx").
+// goDir maps a Go import path onto the workspace directory holding that
+// package, or "" when the package is not in the workspace. A path under the
+// root's module is that directory exactly; a vendored one is under vendor/.
+// Otherwise the path maps by its longest suffix that is a directory
+// ("github.com/org/repo/core/logx" → "core/logx"), for workspaces that are
+// several modules, a GOPATH or a copy of part of GOROOT. Inside a module
+// (other than GOROOT's "std") a standard-library path is never a workspace
+// directory: the module's errors/ is not package "errors".
 func (fs *fileSet) goDir(importPath string) string {
+	if m := fs.module; m != "" && m != "std" {
+		if importPath == m {
+			if _, ok := fs.dirs("."); ok {
+				return "."
+			}
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(importPath, m+"/"); ok {
+			if _, ok := fs.dirs(rest); ok {
+				return rest
+			}
+			return ""
+		}
+	}
+	if _, ok := fs.dirs("vendor/" + importPath); ok {
+		return "vendor/" + importPath
+	}
+	// Inside a module, a package outside it is the standard library or a
+	// dependency, whose last element alone ("errors" of
+	// github.com/pkg/errors) says nothing: at least two must match.
+	last := 0
+	if m := fs.module; m != "" && m != "std" {
+		if first, _, _ := strings.Cut(importPath, "/"); !strings.Contains(first, ".") {
+			return ""
+		}
+		last = 1
+	}
 	parts := strings.Split(importPath, "/")
-	for i := 0; i < len(parts); i++ {
+	for i := 0; i < len(parts)-last; i++ {
 		d := strings.Join(parts[i:], "/")
 		if _, ok := fs.dirs(d); ok {
 			return d
+		}
+	}
+	return ""
+}
+
+// goModule returns the module path the go.mod at root declares, "" when
+// there is none or it cannot be read: imports then map by suffix alone.
+func goModule(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
 		}
 	}
 	return ""
@@ -232,6 +286,13 @@ func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Re
 		target := r.files.resolveImport(lang, filePath, ref.Name)
 		ref.DstID = 0
 		if target == "" {
+			// A Go package outside the workspace still binds its name:
+			// errors.New must not be guessed from another package's New.
+			if lang == "go" {
+				if alias := goAlias(ref); alias != "" {
+					sc.aliases[alias] = ""
+				}
+			}
 			continue
 		}
 		ref.DstID = r.files.paths[target]
@@ -244,7 +305,26 @@ func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Re
 		if alias != "" && alias != "_" && alias != "." {
 			sc.aliases[alias] = tdir
 		}
+		if lang == "go" && alias == "." {
+			if sc.dot == nil {
+				sc.dot = map[string]bool{}
+			}
+			sc.dot[tdir] = true
+		}
 	}
+}
+
+// goAlias is the name a Go import binds in its file, "" for blank and dot
+// imports.
+func goAlias(ref *store.Ref) string {
+	alias := ref.Qualifier
+	if alias == "" {
+		alias = defaultAlias("go", ref.Name)
+	}
+	if alias == "_" || alias == "." {
+		return ""
+	}
+	return alias
 }
 
 // defaultAlias is the name an import binds when the statement gives none.
@@ -264,6 +344,68 @@ func defaultAlias(lang, spec string) string {
 
 var callable = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "type": true, "constant": true}
 var typeLike = map[string]bool{"class": true, "struct": true, "interface": true, "enum": true, "type": true, "module": true}
+var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "function": true, "method": true}
+
+// resolveGo binds a Go reference by Go's scoping: a name qualified by an
+// import is looked up only in that package (and stays unresolved when the
+// package is outside the workspace); a selector on anything else names a
+// method, preferably of the type the qualifier names; a bare name is one of
+// the file's own package or, failing that, of a dot import. Go has no
+// other way for a bare name to reach another package, so none is guessed.
+// Only test files reach definitions in test files.
+func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) int64 {
+	// A _test.go file is no part of the package that other files build.
+	if !strings.HasSuffix(sc.path, "_test.go") {
+		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return !strings.HasSuffix(d.Path, "_test.go") })...)
+	}
+	q := ref.Qualifier
+	if q == "" {
+		// A method is never named bare.
+		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName == "" })...)
+		if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
+			return pick(t, true)
+		}
+		if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+			return pick(t, true)
+		}
+		return pick(r.filter(cands, func(d *store.Def) bool { return sc.dot[path.Dir(d.Path)] }), true)
+	}
+	head, rest, _ := strings.Cut(q, ".")
+	if dir, isImport := sc.aliases[head]; isImport {
+		if dir == "" {
+			return 0
+		}
+		if rest == "" {
+			return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
+		}
+		// pkg.Var.M, or pkg.Type.M when the qualifier is a declared type:
+		// a method of that package, of the named type if it has one.
+		typ := rest[strings.LastIndexByte(rest, '.')+1:]
+		methods := append(cands[:0], r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName != "" })...)
+		if t := r.filter(methods, func(d *store.Def) bool { return d.ParentName == typ }); len(t) > 0 {
+			return pick(t, false)
+		}
+		return pick(methods, false)
+	}
+	typ := q[strings.LastIndexByte(q, '.')+1:]
+	cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" })...)
+	if t := r.filter(cands, func(d *store.Def) bool { return strings.EqualFold(d.ParentName, typ) }); len(t) > 0 {
+		cands = append(cands[:0], t...)
+	}
+	if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
+		return pick(t, false)
+	}
+	if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+		return pick(t, false)
+	}
+	if t := r.filter(cands, func(d *store.Def) bool { return sc.dirs[path.Dir(d.Path)] }); len(t) > 0 {
+		return pick(t, false)
+	}
+	if len(cands) == 1 {
+		return cands[0].ID
+	}
+	return 0
+}
 
 // resolve returns the entity a reference names, or 0.
 func (r *resolver) resolve(ref *store.Ref) int64 {
@@ -276,8 +418,13 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 		return 0
 	}
 	ok := typeLike
-	if ref.Kind == store.RefCalls {
+	switch {
+	case ref.Kind == store.RefCalls:
 		ok = callable
+	case sc.lang == "go" && ref.Kind == store.RefReferences:
+		// A Go identifier names a type or, as a value, a function: one
+		// namespace per package, so one name cannot mean both.
+		ok = goValue
 	}
 	// Candidates are pointers into r.defs, collected in a buffer reused
 	// across calls: common names have hundreds of definitions and this runs
@@ -291,6 +438,9 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	r.cands = cands
 	if len(cands) == 0 {
 		return 0
+	}
+	if sc.lang == "go" {
+		return r.resolveGo(ref, sc, cands)
 	}
 	q := ref.Qualifier
 	if i := strings.LastIndexAny(q, ".:>"); i >= 0 {

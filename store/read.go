@@ -159,10 +159,26 @@ func (w *Writer) Definitions(ctx context.Context, names []string) ([]Def, error)
 	return definitions(ctx, w.tx, w.t, names)
 }
 
+// receiverOf returns the type a method's qualified name names before the
+// method ("Checker" of "types.Checker.expr"): a Go method declared in
+// another file than its type has no parent entity, but is still that
+// type's.
+func receiverOf(qname string) string {
+	i := strings.LastIndexByte(qname, '.')
+	if i < 0 {
+		return ""
+	}
+	j := strings.LastIndexByte(qname[:i], '.')
+	if j < 0 {
+		return "" // "pkg.M" or "T.M": which one is not known
+	}
+	return qname[j+1 : i]
+}
+
 func definitions(ctx context.Context, db querier, t *tableNames, names []string) ([]Def, error) {
 	// The file entity's qualified name is the file's path; joining it rather
 	// than files lets the indexer resolve before it writes the file rows.
-	q := t.sql(`SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname
+	q := t.sql(`SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname, e.qname
 		FROM {entities} e JOIN {entities} f ON f.id = e.file_id LEFT JOIN {entities} p ON p.id = e.parent_id AND p.kind != 'file'
 		WHERE e.kind NOT IN ('file', 'heading', 'variable')`)
 	var out []Def
@@ -173,8 +189,12 @@ func definitions(ctx context.Context, db querier, t *tableNames, names []string)
 		defer rows.Close()
 		for rows.Next() {
 			var d Def
-			if err := rows.Scan(&d.ID, &d.FileID, &d.Kind, &d.Name, &d.ParentName, &d.Path); err != nil {
+			var qname string
+			if err := rows.Scan(&d.ID, &d.FileID, &d.Kind, &d.Name, &d.ParentName, &d.Path, &qname); err != nil {
 				return classify(err)
+			}
+			if d.ParentName == "" && d.Kind == "method" {
+				d.ParentName = receiverOf(qname)
 			}
 			out = append(out, d)
 		}

@@ -84,8 +84,14 @@ const (
 	capImport    = "import"
 	capPackage   = "package"
 	capDoc       = "doc"
-	defPrefix    = "def."
-	refPrefix    = "ref."
+	capLocal     = "local" // a local name's declaration (Go), + @name (+ @type)
+	capType      = "type"
+	// refValue marks a name used as a value (a function passed or
+	// assigned): recorded as a plain reference, and only when the name is
+	// not declared locally in its function, where it is a variable.
+	refValue  = "ref.value"
+	defPrefix = "def."
+	refPrefix = "ref."
 )
 
 type def struct {
@@ -102,9 +108,18 @@ type ref struct {
 	kind      EdgeKind
 	name      string
 	qualifier string
+	value     bool   // from @ref.value
 	at        uint32 // start of the reference
 	nameAt    uint32 // start of the name: one name, one reference
 	line      int
+}
+
+// local is a name declared inside a function (a parameter, a variable),
+// with its type's name when the declaration gives one.
+type local struct {
+	name, typ string
+	at        uint32 // start of the declaration
+	nameAt    uint32
 }
 
 type extraction struct {
@@ -116,6 +131,7 @@ type extraction struct {
 	f        *File
 	defs     []def
 	refs     []ref
+	locals   []local
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
@@ -144,7 +160,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 		var main *sitter.Node
 		var mainName string
-		var name, qual, recv, ipath, alias, doc *sitter.Node
+		var name, qual, recv, ipath, alias, doc, typ *sitter.Node
 		for _, c := range m.Captures {
 			cn := e.captures[c.Index]
 			node := c.Node
@@ -163,7 +179,9 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				alias = node
 			case cn == capDoc:
 				doc = node
-			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage:
+			case cn == capType:
+				typ = node
+			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal:
 				main, mainName = node, cn
 			}
 		}
@@ -174,6 +192,10 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		case mainName == capPackage:
 			if e.f.Package == "" {
 				e.f.Package = strings.TrimSpace(e.text(name))
+			}
+		case mainName == capLocal:
+			if name != nil {
+				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), at: main.StartByte(), nameAt: name.StartByte()})
 			}
 		case mainName == capImport:
 			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
@@ -205,8 +227,12 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			if len(q) > 80 {
 				q = q[len(q)-80:]
 			}
-			e.refs = append(e.refs, ref{kind: EdgeKind(mainName[len(refPrefix):]), name: n, qualifier: normaliseQualifier(q),
-				at: main.StartByte(), nameAt: name.StartByte(), line: int(main.StartPoint().Row) + 1})
+			r := ref{kind: EdgeKind(mainName[len(refPrefix):]), name: n, qualifier: normaliseQualifier(q),
+				at: main.StartByte(), nameAt: name.StartByte(), line: int(main.StartPoint().Row) + 1}
+			if mainName == refValue {
+				r.kind, r.value = EdgeReferences, true
+			}
+			e.refs = append(e.refs, r)
 		}
 	}
 	e.finish()
@@ -321,17 +347,27 @@ func (e *extraction) finish() {
 		}
 	}
 	seen := map[key]bool{}
+	scope := e.localScope(ents)
 	for i, r := range e.refs {
 		if best[r.nameAt] != i || e.declared[r.nameAt] {
 			continue
 		}
-		from := -1
-		for i := range ents {
-			if ents[i].StartByte > r.at {
-				break
+		from := enclosing(ents, r.at)
+		if scope != nil {
+			if r.value {
+				if _, isLocal := scope[scoped{from, r.name}]; isLocal && r.qualifier == "" {
+					continue
+				}
 			}
-			if r.at < ents[i].EndByte && ents[i].Kind != KindHeading {
-				from = i
+			// A selector on a local of a known type names that type's
+			// member: the qualifier becomes the type, which the resolver
+			// matches against receivers ("srv" → "Server").
+			if t := scope[scoped{from, r.qualifier}]; t != "" && r.qualifier != "" {
+				r.qualifier = t
+			} else if t := scope[scoped{-1, r.qualifier}]; t != "" && r.qualifier != "" {
+				if _, shadowed := scope[scoped{from, r.qualifier}]; !shadowed {
+					r.qualifier = t
+				}
 			}
 		}
 		k := key{from, r.kind, r.name, r.qualifier}
@@ -341,6 +377,78 @@ func (e *extraction) finish() {
 		seen[k] = true
 		e.f.Refs = append(e.f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, Line: r.line})
 	}
+}
+
+// enclosing returns the index of the innermost entity of ents (sorted by
+// start) that contains the byte at, -1 for file level.
+func enclosing(ents []Entity, at uint32) int {
+	from := -1
+	for i := range ents {
+		if ents[i].StartByte > at {
+			break
+		}
+		if at < ents[i].EndByte && ents[i].Kind != KindHeading {
+			from = i
+		}
+	}
+	return from
+}
+
+// scoped is a name declared in an entity (-1: at file level).
+type scoped struct {
+	from int
+	name string
+}
+
+// localScope maps each name declared in an entity to its type's name, ""
+// when unknown or when the entity declares the name more than once with
+// different types. It is nil for languages that record no locals.
+func (e *extraction) localScope(ents []Entity) map[scoped]string {
+	if len(e.locals) == 0 {
+		return nil
+	}
+	// Two patterns can match one declaration, one of them with the type.
+	typed := map[uint32]string{}
+	for _, l := range e.locals {
+		if l.typ != "" {
+			typed[l.nameAt] = l.typ
+		}
+	}
+	scope := make(map[scoped]string, len(e.locals))
+	done := map[uint32]bool{}
+	for _, l := range e.locals {
+		if done[l.nameAt] || l.name == "_" {
+			continue
+		}
+		done[l.nameAt] = true
+		k := scoped{enclosing(ents, l.at), l.name}
+		t, seen := scope[k]
+		switch {
+		case !seen:
+			scope[k] = typed[l.nameAt]
+		case t != typed[l.nameAt]:
+			scope[k] = ""
+		}
+	}
+	return scope
+}
+
+// localType returns the name of a declared Go type ("Server", "http.Header")
+// from its text ("*Server", "List[int]"), "" for a type with no methods of
+// its own to find (a slice, a map, a function) or none.
+func localType(t string) string {
+	t = strings.TrimLeft(strings.TrimSpace(t), "*")
+	if i := strings.IndexByte(t, '['); i >= 0 {
+		t = t[:i]
+	}
+	if t == "" || !plainQualifier(t) {
+		return ""
+	}
+	switch t {
+	case "func", "chan", "struct", "interface", "map":
+		return ""
+	}
+	return t
 }
 
 // refRank orders references to one name: an explicit relation beats a

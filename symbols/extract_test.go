@@ -27,7 +27,7 @@ var facts = []struct {
 }{
 	{"sample.go", "shop",
 		[]string{"constant shop.MaxItems", "variable shop.registry", "struct shop.Cart", "interface shop.Item", "type shop.ID", "method shop.Cart.Add", "method shop.Cart.validate", "function shop.NewCart"},
-		[]string{"extends Base", "calls fmt.Errorf", "calls c.validate", "calls c.Add", "calls str.ToUpper", "references Item"},
+		[]string{"extends Base", "calls fmt.Errorf", "calls Cart.validate", "calls Cart.Add", "calls str.ToUpper", "references Item"},
 		[]string{"fmt", "strings"},
 		map[string]string{"shop.Cart.Add": "Add puts an item", "shop.MaxItems": "MaxItems bounds", "shop.Cart": "Cart holds items"},
 		map[string]string{"shop.Cart.Add": "shop.Cart"}},

@@ -39,3 +39,31 @@
 (field_declaration !name type: (type_identifier) @name) @ref.extends
 (field_declaration !name type: (pointer_type (type_identifier) @name)) @ref.extends
 (field_declaration !name type: (qualified_type package: (_) @qualifier name: (_) @name)) @ref.extends
+
+; Names declared inside functions (@local + @name, @type when written), so
+; that a selector on a typed local names its type's method and a local used
+; as a value is not taken for a function. Top-level var specs count too.
+(parameter_declaration name: (identifier) @name type: (_) @type) @local
+(variadic_parameter_declaration name: (identifier) @name) @local
+(var_spec name: (identifier) @name type: (_)? @type) @local
+(var_spec name: (identifier) @name . value: (expression_list . [
+  (composite_literal type: (_) @type)
+  (unary_expression operand: (composite_literal type: (_) @type))])) @local
+(short_var_declaration left: (expression_list (identifier) @name)) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . [
+    (composite_literal type: (_) @type)
+    (unary_expression operand: (composite_literal type: (_) @type))])) @local
+(range_clause left: (expression_list (identifier) @name)) @local
+
+; Functions and methods used as values: passed, assigned or set in a
+; composite literal. Locals of the same name are dropped by Extract. Returns
+; and := are left out: there a bare name is nearly always a variable, and
+; every match costs extraction time on every Go file.
+(argument_list (identifier) @name @ref.value)
+(argument_list (selector_expression operand: (identifier) @qualifier field: (field_identifier) @name) @ref.value)
+(keyed_element . (_) (literal_element (identifier) @name) @ref.value)
+(keyed_element . (_) (literal_element (selector_expression operand: (identifier) @qualifier field: (field_identifier) @name)) @ref.value)
+(assignment_statement right: (expression_list (identifier) @name @ref.value))
+(assignment_statement right: (expression_list (selector_expression operand: (identifier) @qualifier field: (field_identifier) @name) @ref.value))
