@@ -157,6 +157,15 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 		if err != nil {
 			return nil, err
 		}
+		if e.Kind != "file" && it.Excerpt != "" && !strings.Contains(it.Excerpt, e.Name) {
+			// The file checked out fresh, yet its lines no longer hold the
+			// entity: the index changed between the query and the check (a
+			// background run committing). Shown, it would be wrong code.
+			if !slices.Contains(out.Stale, e.Path) {
+				out.Stale = append(out.Stale, e.Path)
+			}
+			continue
+		}
 		cost := it.tokens
 		s := sections[title]
 		if s == nil {
