@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
+.PHONY: all build run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
@@ -37,13 +37,36 @@ CLAUDE_BIN := $(CLAUDE_DIR)/node_modules/.bin/claude
 FAKE_API   ?= $(abspath $(CURDIR)/../shared/tools/claude-code-fake-api.py)
 
 # test runs every test suite; it is the README's test command and what CI runs.
-test: build e2e-deps test-go test-ext
+test: build e2e-deps test-go test-fuzz test-race test-ext
 
 test-go:
 	CTXLS_BIN=$(CURDIR)/bin/ctxls \
 	CTXLS_CLAUDE_BIN=$(if $(wildcard $(CLAUDE_BIN)),$(CLAUDE_BIN)) \
 	CTXLS_FAKE_API=$(if $(wildcard $(FAKE_API)),$(FAKE_API)) \
 	$(GO) test -tags $(TAGS) -count=1 ./...
+
+# test-fuzz runs every fuzz target of the repository (each `func FuzzX` in
+# a _test.go file, found by grep so new ones are picked up) for FUZZTIME;
+# their seed corpora already run in test-go. docs/RELIABILITY.md lists them.
+# A count of inputs, not a duration: with a duration, a worker still
+# running its baseline when time is up makes the run fail with "context
+# deadline exceeded" on a busy machine.
+FUZZTIME ?= 1000x
+test-fuzz:
+	@set -e; grep -r -o --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.cache '^func Fuzz[A-Za-z0-9_]*' . | sort | \
+	while IFS=: read -r file fn; do \
+		name=$${fn#func }; pkg=$$(dirname "$$file"); \
+		echo "$(GO) test -run '^$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
+		$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	done
+
+# test-race runs the packages with goroutines of their own under the race
+# detector. ./mcpserver is left out until TestFilterLimits passes under
+# -race (it times out waiting for its last answer; it passes without).
+RACE_PKGS := ./hooks ./hookd ./collect ./store ./index ./server
+test-race: build
+	CTXLS_BIN=$(CURDIR)/bin/ctxls \
+	$(GO) test -race -tags $(TAGS) -count=1 $(RACE_PKGS)
 
 e2e-deps:
 	@if [ ! -x $(CLAUDE_BIN) ] && command -v npm >/dev/null; then \

@@ -151,6 +151,10 @@ func TestBinaryFileRulesAndMemories(t *testing.T) {
 	if strings.Contains(md, "go-style.mdc") || !strings.Contains(md, "always.mdc") {
 		t.Errorf("Markdown file resource: the Go rule listed or the always rule missing:\n%s", md)
 	}
+	// stderr is written until the process has exited: read it after.
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
 	if stderr.Len() > 0 {
 		t.Errorf("ctxls mcp wrote to stderr: %q", stderr.String())
 	}

@@ -27,6 +27,7 @@ const maxFrame = 64 << 20
 // wrong length swallowed part of the following frame.
 type stream struct {
 	in     *bufio.Reader
+	src    *pushback // under in
 	out    io.Writer
 	closer io.Closer
 	log    *zap.Logger
@@ -34,7 +35,48 @@ type stream struct {
 }
 
 func newStream(in io.Reader, out io.Writer, closer io.Closer, log *zap.Logger) *stream {
-	return &stream{in: bufio.NewReaderSize(in, 64<<10), out: out, closer: closer, log: log}
+	src := &pushback{r: in}
+	return &stream{in: bufio.NewReaderSize(src, 64<<10), src: src, out: out, closer: closer, log: log}
+}
+
+// pushback is a reader with bytes put back in front of it.
+type pushback struct {
+	pending []byte
+	r       io.Reader
+}
+
+func (p *pushback) Read(b []byte) (int, error) {
+	if len(p.pending) > 0 {
+		n := copy(b, p.pending)
+		p.pending = p.pending[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// unread puts b back in front of what the stream has yet to read. The
+// same buffer and source are kept: wrapping the reader in a new one on
+// each resynchronisation held 64 KiB per bad frame for the session.
+func (s *stream) unread(b []byte) {
+	buffered, _ := s.in.Peek(s.in.Buffered())
+	pending := make([]byte, 0, len(b)+len(buffered)+len(s.src.pending))
+	s.src.pending = append(append(append(pending, b...), buffered...), s.src.pending...)
+	s.in.Reset(s.src)
+}
+
+// readBody reads a body of length bytes. The buffer grows with the bytes
+// that arrive, not with the length claimed: a 30-byte frame claiming
+// maxFrame would otherwise cost 64 MiB before its body is seen.
+func (s *stream) readBody(length int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(min(length, 64<<10)))
+	if _, err := io.CopyN(&buf, s.in, length); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 const hdrContentLength = "Content-Length:"
@@ -49,8 +91,8 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, n, err
 		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.in, body); err != nil {
+		body, err := s.readBody(length)
+		if err != nil {
 			return nil, n, fmt.Errorf("read message body: %w", err)
 		}
 		n += length
@@ -61,7 +103,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 				i := bytes.Index(body[end:], []byte(hdrContentLength))
 				if i >= 0 {
 					s.log.Warn("Content-Length longer than the message; resynchronising", zap.Int64("length", length))
-					s.in = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(body[end+i:]), s.in), 64<<10)
+					s.unread(body[end+i:])
 					body = body[:end]
 				}
 			}
@@ -72,7 +114,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 		s.log.Warn("malformed JSON-RPC frame", zap.Int64("length", length), zap.Error(err))
 		if i := bytes.Index(body, []byte(hdrContentLength)); i >= 0 {
-			s.in = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(body[i:]), s.in), 64<<10)
+			s.unread(body[i:])
 		}
 		s.parseError(ctx, body, err)
 	}

@@ -73,7 +73,7 @@ func SplitList(s string) List {
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 	var out List
 	for _, p := range strings.Split(s, ",") {
-		p = strings.Trim(strings.TrimSpace(p), `"'`)
+		p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), `"'`))
 		if p != "" {
 			out = append(out, p)
 		}
