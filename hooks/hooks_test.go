@@ -580,20 +580,54 @@ func quietDir(t *testing.T) string {
 			t.Error(err)
 			return
 		}
-		if err := hookcall.Stop(context.Background(), root); err != nil {
-			t.Errorf("stop the workspace's daemon: %v", err)
-		}
+		// A daemon that a call started may still be starting when the
+		// first Stop is sent (it is not listening yet): ask again until its
+		// lock is free.
 		lock := flock.New(hookcall.LockPath(sock))
-		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if ok, err := lock.TryLockContext(lctx, 10*time.Millisecond); err != nil || !ok {
-			t.Errorf("the workspace's daemon did not stop: %v", err)
-			return
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if err := hookcall.Stop(context.Background(), root); err != nil {
+				t.Errorf("stop the workspace's daemon: %v", err)
+			}
+			lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			ok, err := lock.TryLockContext(lctx, 10*time.Millisecond)
+			cancel()
+			if ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the workspace's daemon did not stop: %v", err)
+				return
+			}
 		}
 		release = func() { lock.Unlock(); os.Remove(hookcall.LockPath(sock)) }
 		waitIndexers(t, root)
+		waitStill(filepath.Join(root, ".ctxls"))
 	})
 	return root
+}
+
+// waitStill waits, at most 5 s, until dir's listing is the same for 200 ms:
+// a daemon frees its lock before its last files (the SQLite -wal and -shm it
+// removes on close, the log) settle, and the directory's removal must not
+// race them.
+func waitStill(dir string) {
+	list := func() string {
+		ents, _ := os.ReadDir(dir)
+		var b strings.Builder
+		for _, e := range ents {
+			b.WriteString(e.Name() + "\n")
+		}
+		return b.String()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	last, since := list(), time.Now()
+	for time.Now().Before(deadline) && time.Since(since) < 200*time.Millisecond {
+		time.Sleep(20 * time.Millisecond)
+		if now := list(); now != last {
+			last, since = now, time.Now()
+		}
+	}
 }
 
 // Under umask 022, everything ctxls leaves in .ctxls after an index run,

@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -107,6 +108,7 @@ func (f *filter) run(r io.Reader, pw *io.PipeWriter) {
 			pass, reply = f.judge(line)
 		}
 		if pass != nil {
+			f.out.sent(pass)
 			if _, werr := pw.Write(append(pass, '\n')); werr != nil {
 				return // the SDK closed the connection: the session is over
 			}
@@ -121,6 +123,10 @@ func (f *filter) run(r io.Reader, pw *io.PipeWriter) {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil // the client closed its end: a clean end of session
+				// The SDK drops the answers still being worked on when its
+				// input ends: a client that sends a request and closes its
+				// end gets the answer first (within drainWait).
+				f.out.drain(drainWait)
 			}
 			pw.CloseWithError(err)
 			return
@@ -352,6 +358,48 @@ type outWriter struct {
 	negotiated string
 	// pending holds the ids of the requests of batches not yet answered.
 	pending map[string]bool
+	// inflight holds the ids of single requests passed to the SDK and not
+	// yet answered.
+	inflight map[string]bool
+}
+
+// drainWait bounds how long the end of input waits for answers in flight.
+const drainWait = 5 * time.Second
+
+// sent notes a line passed to the SDK: a request's id is in flight until
+// its answer goes out.
+func (o *outWriter) sent(line []byte) {
+	if len(line) == 0 || line[0] != '{' {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" || len(m.ID) == 0 || isNull(m.ID) {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.inflight == nil {
+		o.inflight = map[string]bool{}
+	}
+	o.inflight[idKey(m.ID)] = true
+}
+
+// drain waits, at most d, until every request passed to the SDK is
+// answered.
+func (o *outWriter) drain(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		o.mu.Lock()
+		n := len(o.inflight)
+		o.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Write writes one line.
@@ -366,6 +414,14 @@ func (o *outWriter) Write(p []byte) (int, error) {
 func (o *outWriter) Close() error { return nil }
 
 func (o *outWriter) watch(p []byte) {
+	if len(p) > 0 && p[0] == '{' && len(o.inflight) > 0 {
+		var r struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(p, &r) == nil && len(r.ID) > 0 {
+			delete(o.inflight, idKey(r.ID))
+		}
+	}
 	switch {
 	case len(p) > 0 && p[0] == '[' && len(o.pending) > 0:
 		// A batch's replies go out together.
