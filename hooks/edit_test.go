@@ -17,7 +17,7 @@ import (
 // with its callers and callees, and the outline is the part of the file
 // around it, not its first declarations.
 func TestBeforeEditShowsTheEditedFunction(t *testing.T) {
-	root := t.TempDir()
+	root := quietDir(t)
 	var src strings.Builder
 	src.WriteString("package big\n")
 	for i := range 40 {
