@@ -304,34 +304,34 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 	return res, nil
 }
 
+// injectedHash returns the hash of what the session was given under key,
+// and whether it was given anything.
+func (c *Collector) injectedHash(ctx context.Context, key string) (string, bool) {
+	var h string
+	err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&h)
+	return h, err == nil
+}
+
 // Seen reports whether the session was already given this content under
 // this key; sources use it to avoid the work of rendering repeats.
 func (c *Collector) Seen(ctx context.Context, key, content string) (bool, error) {
-	var h string
-	err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&h)
-	if err != nil {
-		return false, nil
-	}
-	return h == Hash(content), nil
+	h, ok := c.injectedHash(ctx, key)
+	return ok && h == Hash(content), nil
 }
 
 // WasInjected reports whether e, as it is now, was already injected in the
 // session: Consume would drop it.
 func (c *Collector) WasInjected(ctx context.Context, e Entry) bool {
-	var h string
-	if err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, e.Key()).Scan(&h); err != nil {
-		return false
-	}
-	return h == e.dedupHash()
+	h, ok := c.injectedHash(ctx, e.Key())
+	return ok && h == e.dedupHash()
 }
 
 // Injected reports whether the session was given anything under this key,
 // whatever its content; sources whose rendering varies between calls (a
 // relevance percentage) dedup by key with it.
 func (c *Collector) Injected(ctx context.Context, key string) bool {
-	var n int
-	err := c.st.DB().QueryRowContext(ctx, `SELECT count(*) FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&n)
-	return err == nil && n > 0
+	_, ok := c.injectedHash(ctx, key)
+	return ok
 }
 
 // Forget clears what the session was given, so that it is offered again
