@@ -185,7 +185,7 @@ func (f *Fresh) Behind(ctx context.Context, stale int) {
 			return // started moments ago, not yet holding the lock
 		}
 	}
-	if err := store.WriteFileAtomic(marker, []byte(head), 0o644); err != nil {
+	if err := store.WriteFileAtomic(marker, []byte(head), store.FilePerm); err != nil {
 		log.Info("background index not started", zap.Error(err))
 		return
 	}
