@@ -104,9 +104,26 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 			t.Errorf("auto-context lacks %q:\n%s", want, snap.Markdown)
 		}
 	}
-	// Retrieval ran with the active and opened files as seeds.
-	if !strings.Contains(snap.Markdown, "### file `auth/service.go`") || !strings.Contains(snap.Markdown, "### file `billing/invoice.go`") {
-		t.Errorf("auto-context lacks the active file's entities:\n%s", snap.Markdown)
+	// The index does not hold the edited buffer yet: nothing of that file
+	// is shown from the index, which would contradict the Editing section.
+	if strings.Contains(snap.Markdown, "### file `auth/service.go`") || !strings.Contains(snap.Markdown, "### file `billing/invoice.go`") {
+		t.Errorf("auto-context shows the edited file from the index before it holds the buffer:\n%s", snap.Markdown)
+	}
+	// The buffer reaches the index (the server's queue): the context is
+	// rewritten without further activity and shows the file, as edited.
+	if _, err := index.Update(context.Background(), st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: "auth/service.go", Content: edited}}); err != nil {
+		t.Fatal(err)
+	}
+	e.IndexChanged()
+	for !strings.Contains(snap.Markdown, "### file `auth/service.go`") {
+		select {
+		case snap = <-written:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("not rewritten after the index caught up:\n%s", snap.Markdown)
+		}
+	}
+	if strings.Count(snap.Markdown, "func Logout(tok string) bool") != 1 {
+		t.Errorf("the edited function is not shown exactly once:\n%s", snap.Markdown)
 	}
 	var fromJSON Snapshot
 	data, err := os.ReadFile(JSONFile(root))

@@ -362,7 +362,7 @@ func (b bufferSource) Buffer(rel string) ([]byte, *symbols.File, bool) {
 	b.srv.mu.RLock()
 	defer b.srv.mu.RUnlock()
 	for _, d := range b.srv.docs {
-		if d.folder == b.f && d.rel == rel && d.syms != nil {
+		if d.folder == b.f && d.rel == rel {
 			return d.text, d.syms, true
 		}
 	}
