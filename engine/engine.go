@@ -476,13 +476,16 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 	if s.set.MaxTokens > 0 {
 		budget = s.set.MaxTokens
 	}
-	editing := e.editing(s)
+	// One view of the open buffers for the whole rewrite: the Editing
+	// section and the rendering of open files must see the same text.
+	bufs := freeze(e.opts.Buffers)
+	editing := editingSection(s, bufs)
 	rc := &retrieval.Context{Abstained: true, Reason: "no editor activity yet"}
 	if !s.mem.Empty() {
 		req := e.request(ctx, s, now)
 		maxTokens := retrieval.RetrievalBudget(budget, editing)
 		var err error
-		if rc, err = e.retrieve(ctx, s.st, req, maxTokens, now); err != nil {
+		if rc, err = e.retrieve(ctx, s.st, req, maxTokens, now, bufs); err != nil {
 			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
 		}
 	}
@@ -526,20 +529,20 @@ func (e *Engine) request(ctx context.Context, s state, now time.Time) retrieval.
 // keystroke: only the Editing section changes, and the previous answer is
 // reused, less the open files whose buffers changed since (their code is
 // shown again once the index holds the new buffer: IndexChanged).
-func (e *Engine) retrieve(ctx context.Context, st *store.Store, req retrieval.Request, maxTokens int, now time.Time) (*retrieval.Context, error) {
+func (e *Engine) retrieve(ctx context.Context, st *store.Store, req retrieval.Request, maxTokens int, now time.Time, bufs *frozen) (*retrieval.Context, error) {
 	key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g\x00%v%v", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance, req.DropMessageTriggers, req.NoMessageTerms)
 	if key == e.cache.key && e.cache.rc != nil {
 		var changed []string
 		for p, sum := range e.cache.open {
-			if text, ok := e.buffer(p); !ok || sha256.Sum256(text) != sum {
+			if text, ok := bufs.Open(p); !ok || sha256.Sum256(text) != sum {
 				changed = append(changed, p)
 			}
 		}
 		return withoutFiles(e.cache.rc, changed), nil
 	}
 	var overlay retrieval.Overlay
-	if e.opts.Buffers != nil {
-		overlay = overlayOf{e}
+	if bufs != nil {
+		overlay = bufs
 	}
 	rc, _, err := retrieval.QueryContext(ctx, st, req, retrieval.ContextOptions{
 		Root: e.opts.Root, MaxTokens: maxTokens, MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
@@ -550,7 +553,7 @@ func (e *Engine) retrieve(ctx context.Context, st *store.Store, req retrieval.Re
 	}
 	open := map[string][32]byte{}
 	for _, p := range append(contextFiles(rc), rc.Stale...) {
-		if text, ok := e.buffer(p); ok {
+		if text, ok := bufs.Open(p); ok {
 			open[p] = sha256.Sum256(text)
 		}
 	}
@@ -558,19 +561,46 @@ func (e *Engine) retrieve(ctx context.Context, st *store.Store, req retrieval.Re
 	return rc, nil
 }
 
-// buffer returns the open buffer of rel.
-func (e *Engine) buffer(rel string) ([]byte, bool) {
-	if e.opts.Buffers == nil {
-		return nil, false
-	}
-	text, _, ok := e.opts.Buffers.Buffer(rel)
-	return text, ok
+// frozen is one rewrite's view of the open buffers: each is looked up
+// once, so that a change arriving during the rewrite cannot make two parts
+// of the context show two versions of a file. It is the Overlay retrieval
+// renders open files from. A nil *frozen has no buffers.
+type frozen struct {
+	src  Buffers
+	seen map[string]frozenBuffer
 }
 
-// overlayOf gives retrieval the engine's open buffers.
-type overlayOf struct{ e *Engine }
+type frozenBuffer struct {
+	text []byte
+	f    *symbols.File
+	ok   bool
+}
 
-func (o overlayOf) Open(rel string) ([]byte, bool) { return o.e.buffer(rel) }
+func freeze(src Buffers) *frozen {
+	if src == nil {
+		return nil
+	}
+	return &frozen{src: src, seen: map[string]frozenBuffer{}}
+}
+
+// Buffer returns the open buffer of rel and its symbols, as first seen.
+func (b *frozen) Buffer(rel string) ([]byte, *symbols.File, bool) {
+	if b == nil {
+		return nil, nil, false
+	}
+	fb, ok := b.seen[rel]
+	if !ok {
+		fb.text, fb.f, fb.ok = b.src.Buffer(rel)
+		b.seen[rel] = fb
+	}
+	return fb.text, fb.f, fb.ok
+}
+
+// Open is retrieval.Overlay's method.
+func (b *frozen) Open(rel string) ([]byte, bool) {
+	text, _, ok := b.Buffer(rel)
+	return text, ok
+}
 
 // contextFiles lists the files rc renders items of.
 func contextFiles(rc *retrieval.Context) []string {
@@ -613,10 +643,10 @@ func withoutFiles(rc *retrieval.Context, files []string) *retrieval.Context {
 	return &out
 }
 
-// editing renders the symbols being edited from the open buffers.
-func (e *Engine) editing(s state) retrieval.Section {
+// editingSection renders the symbols being edited from the open buffers.
+func editingSection(s state, bufs *frozen) retrieval.Section {
 	sec := retrieval.Section{Title: "Editing"}
-	if e.opts.Buffers == nil {
+	if bufs == nil {
 		return sec
 	}
 	seen := map[string]bool{}
@@ -624,7 +654,7 @@ func (e *Engine) editing(s state) retrieval.Section {
 		if !r.Edit {
 			continue
 		}
-		text, f, ok := e.opts.Buffers.Buffer(r.Path)
+		text, f, ok := bufs.Buffer(r.Path)
 		if !ok || f == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,6 +47,10 @@ type folder struct {
 
 	// statusMu orders the ready notifications; see sendReady.
 	statusMu sync.Mutex
+
+	// closing is set when the folder closes: its open buffers are being
+	// discarded (close).
+	closing atomic.Bool
 
 	watcher  *watcher
 	memories memories
@@ -304,11 +309,15 @@ func (f *folder) flush() {
 	}
 	f.wg.Add(1)
 	defer f.wg.Done()
-	ctx := f.ctx
-	if err := f.ensureStore(ctx); err != nil {
+	if err := f.ensureStore(f.ctx); err != nil {
 		f.log.Error("index update", zap.Error(err))
 		return
 	}
+	f.update(f.ctx, pending)
+}
+
+// update writes files (nil: from disk) and buffers to the index.
+func (f *folder) update(ctx context.Context, pending map[string]*[]byte) {
 	changes := make([]index.Change, 0, len(pending))
 	for rel, c := range pending {
 		ch := index.Change{Path: rel}
@@ -336,20 +345,58 @@ func (f *folder) flush() {
 	}
 }
 
-// close stops the folder's work and releases its index.
+// shutdownFlush bounds the index writes and the last auto-context rewrite
+// of a closing folder.
+const shutdownFlush = 5 * time.Second
+
+// close stops the folder's work and releases its index. What is queued
+// still reaches the index, and the editor's unsaved buffers are discarded
+// with the session: the index goes back to the disk for them, and the
+// auto-context is rewritten without them, so that neither the hooks nor
+// ctxls://context/auto keep an edit nobody saved (decision 0095).
 func (f *folder) close() {
+	unsaved := f.srv.unsaved(f)
+	f.closing.Store(true) // the engine sees no buffers from now on
 	f.cancel()
 	f.pendingMu.Lock()
 	if f.flushTimer != nil {
 		f.flushTimer.Stop()
 	}
+	pending := f.pending
+	f.pending = map[string]*[]byte{}
 	f.pendingMu.Unlock()
 	if f.watcher != nil {
 		f.watcher.close()
 	}
 	f.wg.Wait()
+	for _, rel := range unsaved {
+		pending[rel] = nil
+	}
+	if len(pending) > 0 && !f.storeDeleted() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownFlush)
+		f.update(ctx, pending)
+		if len(unsaved) > 0 {
+			if _, err := f.eng.Refresh(ctx); err != nil {
+				f.log.Warn("auto-context without the unsaved buffers", zap.Error(err))
+			}
+		}
+		cancel()
+	}
 	f.eng.Close()
 	f.store().Close()
+}
+
+// unsaved returns the folder's open documents with unsaved changes.
+func (s *Server) unsaved(f *folder) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, d := range s.docs {
+		if d.folder == f && d.dirty {
+			out = append(out, d.rel)
+		}
+	}
+	return out
 }
 
 // bufferSource gives the engine the folder's open documents.
@@ -359,6 +406,9 @@ type bufferSource struct {
 }
 
 func (b bufferSource) Buffer(rel string) ([]byte, *symbols.File, bool) {
+	if b.f.closing.Load() {
+		return nil, nil, false
+	}
 	b.srv.mu.RLock()
 	defer b.srv.mu.RUnlock()
 	for _, d := range b.srv.docs {

@@ -68,7 +68,7 @@ type Server struct {
 	exitCode atomic.Int32
 	// parses counts buffer parses (didOpen, didChange), for the log and
 	// for tests of coalescing.
-	parses atomic.Int64
+	parses   atomic.Int64
 	exited   chan struct{}
 	exitOnce sync.Once
 

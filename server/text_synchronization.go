@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -21,6 +23,13 @@ func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) (any, error) 
 	abs := pathOf(string(p.TextDocument.URI))
 	f, rel := s.sourceFolderFor(abs)
 	d := &document{uri: p.TextDocument.URI, abs: abs, rel: rel, folder: f, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
+	if f != nil {
+		// An editor restoring unsaved work (hot exit) opens a buffer that
+		// is not the disk: it is what the person sees, so it goes to the
+		// index as an edit would, and back to the disk if it is discarded.
+		disk, err := wspath.ReadFile(f.root, abs)
+		d.dirty = err != nil || !bytes.Equal(disk, d.text)
+	}
 	s.parse(ctx, d, nil)
 	s.mu.Lock()
 	if old := s.docs[d.uri]; old != nil && old.tree != nil {
@@ -30,6 +39,9 @@ func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) (any, error) 
 	s.mu.Unlock()
 	if f != nil {
 		f.eng.Record(engine.Activity{Type: engine.FileOpen, Path: rel})
+		if d.dirty && d.syms != nil {
+			f.queueUpdate(rel, d.text)
+		}
 	}
 	return nil, nil
 }
