@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,8 +14,8 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/engine"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/overlay"
 	"github.com/ctxls/ctxls/store"
-	"github.com/ctxls/ctxls/symbols"
 )
 
 // folder is one workspace folder: its own index, engine and watcher.
@@ -48,9 +47,8 @@ type folder struct {
 	// statusMu orders the ready notifications; see sendReady.
 	statusMu sync.Mutex
 
-	// closing is set when the folder closes: its open buffers are being
-	// discarded (close).
-	closing atomic.Bool
+	// buffers are the folder's open documents as the engine reads them.
+	buffers *overlay.View
 
 	watcher  *watcher
 	memories memories
@@ -77,13 +75,14 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	fctx, cancel := context.WithCancel(srv.ctx)
 	f := &folder{srv: srv, root: root, cfg: cfg, log: srv.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
 	f.memories.f = f
+	f.buffers = srv.docs.View(root)
 	debounce := cfg.ServeDebounce()
 	if srv.opts.Debounce != nil {
 		debounce = *srv.opts.Debounce
 	}
 	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
-		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
+		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: f.buffers, Log: f.log, Settings: &set,
 		OnWrite: f.written, OnError: func(err error) { f.repairIfCorrupt(f.ctx, err) },
 	})
 	if err := f.eng.Restore(ctx); err != nil {
@@ -355,8 +354,11 @@ const shutdownFlush = 5 * time.Second
 // auto-context is rewritten without them, so that neither the hooks nor
 // ctxls://context/auto keep an edit nobody saved (decision 0095).
 func (f *folder) close() {
-	unsaved := f.srv.unsaved(f)
-	f.closing.Store(true) // the engine sees no buffers from now on
+	unsaved := f.srv.docs.UnsavedIn(f.root)
+	for _, rel := range unsaved {
+		f.changed(rel, bufferDiscarded, nil)
+	}
+	f.buffers.Close() // the engine sees no buffers from now on
 	f.cancel()
 	f.pendingMu.Lock()
 	if f.flushTimer != nil {
@@ -369,9 +371,6 @@ func (f *folder) close() {
 		f.watcher.close()
 	}
 	f.wg.Wait()
-	for _, rel := range unsaved {
-		pending[rel] = nil
-	}
 	if len(pending) > 0 && !f.storeDeleted() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownFlush)
 		f.update(ctx, pending)
@@ -384,39 +383,6 @@ func (f *folder) close() {
 	}
 	f.eng.Close()
 	f.store().Close()
-}
-
-// unsaved returns the folder's open documents with unsaved changes.
-func (s *Server) unsaved(f *folder) []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []string
-	for _, d := range s.docs {
-		if d.folder == f && d.dirty {
-			out = append(out, d.rel)
-		}
-	}
-	return out
-}
-
-// bufferSource gives the engine the folder's open documents.
-type bufferSource struct {
-	srv *Server
-	f   *folder
-}
-
-func (b bufferSource) Buffer(rel string) ([]byte, *symbols.File, bool) {
-	if b.f.closing.Load() {
-		return nil, nil, false
-	}
-	b.srv.mu.RLock()
-	defer b.srv.mu.RUnlock()
-	for _, d := range b.srv.docs {
-		if d.folder == b.f && d.rel == rel {
-			return d.text, d.syms, true
-		}
-	}
-	return nil, nil, false
 }
 
 // status is the ctxls/status notification.
