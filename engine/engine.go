@@ -636,7 +636,12 @@ func withoutFiles(rc *retrieval.Context, files []string) *retrieval.Context {
 			out.Sections = append(out.Sections, kept)
 		}
 	}
-	out.Stale = append(slices.Clone(rc.Stale), files...)
+	out.Stale = slices.Clone(rc.Stale)
+	for _, p := range files {
+		if !slices.Contains(out.Stale, p) {
+			out.Stale = append(out.Stale, p)
+		}
+	}
 	if len(out.Sections) == 0 {
 		out.Abstained, out.Reason = true, "the open files of the results changed since the index took them in"
 	}
