@@ -92,8 +92,10 @@ func TestEditorMemoryBoundsAndRepeats(t *testing.T) {
 		t.Error("a new hover must change the context, the same hover again must not")
 	}
 	edit := store.Activity{Type: ActFileEdit, Path: "a.go", Symbols: []string{"Serve"}, At: now}
-	if !m.Add(edit, AllSwitches()) || !m.Add(edit, AllSwitches()) {
-		t.Error("every edit changes the context: the buffer changed")
+	first := m.Add(edit, AllSwitches())
+	again := m.Add(edit, AllSwitches())
+	if !first || !again {
+		t.Errorf("every edit changes the context, the buffer changed: %v then %v", first, again)
 	}
 	long := strings.Repeat("é", maxMessageBytes)
 	m.Add(store.Activity{Type: ActPrompt, Text: long, At: now}, AllSwitches())
