@@ -12,6 +12,7 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -148,6 +149,12 @@ type Engine struct {
 
 	mu sync.Mutex
 	st *store.Store
+	// activity is set by activity that changes the context and cleared
+	// when a rewrite starts: a rewrite that starts without it was asked
+	// for by an index change alone, and cancelIndexOnly cancels it
+	// (supersede).
+	activity        bool
+	cancelIndexOnly context.CancelFunc
 	// memory is the editor's short memory under retrieval's editor policy.
 	memory  retrieval.EditorMemory
 	pending []store.Activity
@@ -205,6 +212,9 @@ func (e *Engine) SetSettings(set Settings) {
 	e.mu.Lock()
 	changed := e.set != set
 	e.set = set
+	if changed {
+		e.supersede()
+	}
 	e.mu.Unlock()
 	if changed {
 		e.schedule()
@@ -262,6 +272,9 @@ func (e *Engine) Record(a Activity) {
 	}
 	e.mu.Lock()
 	changed := e.remember(a, true)
+	if changed {
+		e.supersede()
+	}
 	e.mu.Unlock()
 	switch {
 	case !changed:
@@ -271,6 +284,18 @@ func (e *Engine) Record(a Activity) {
 		e.scheduleIn(glanceDelay)
 	default:
 		e.schedule()
+	}
+}
+
+// supersede notes activity that changes the context, and cancels a
+// rewrite that only an index change asked for: the rewrite this activity
+// schedules retrieves from the changed index anyway, and must not wait for
+// one whose answer it replaces. e.mu is held.
+func (e *Engine) supersede() {
+	e.activity = true
+	if e.cancelIndexOnly != nil {
+		e.cancelIndexOnly()
+		e.cancelIndexOnly = nil
 	}
 }
 
@@ -299,6 +324,7 @@ func (e *Engine) Message(text string) {
 	changed := e.memory.Add(store.Activity{At: now, Type: retrieval.ActPrompt, Text: text}, e.set.Triggers)
 	if changed {
 		e.pending = append(e.pending, store.Activity{At: now, Session: e.opts.Session, Origin: "editor", Type: retrieval.ActPrompt, Text: e.memory.Message})
+		e.supersede()
 	}
 	e.mu.Unlock()
 	if changed {
@@ -358,7 +384,22 @@ func (e *Engine) loop() {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			if _, err := e.Refresh(ctx); err != nil {
+			e.mu.Lock()
+			indexOnly := !e.activity
+			e.activity = false
+			if indexOnly {
+				e.cancelIndexOnly = cancel
+			}
+			e.mu.Unlock()
+			_, err := e.Refresh(ctx)
+			e.mu.Lock()
+			e.cancelIndexOnly = nil
+			e.mu.Unlock()
+			switch {
+			case err == nil:
+			case indexOnly && errors.Is(ctx.Err(), context.Canceled):
+				e.log.Debug("auto-context rewrite after an index change superseded by activity")
+			default:
 				e.log.Warn("auto-context", zap.String("root", e.opts.Root), zap.Error(err))
 				if e.opts.OnError != nil {
 					e.opts.OnError(err)
