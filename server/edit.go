@@ -1,5 +1,10 @@
 package server
 
+// The protocol side of open documents: applying didChange edits in LSP
+// positions, the tree-sitter edit they make, the word under a position and
+// the declarations an edit touched. The documents themselves live in
+// package overlay.
+
 import (
 	"bytes"
 	"unicode/utf8"
