@@ -283,3 +283,41 @@ func TestDiscardedEditLeavesNoTrace(t *testing.T) {
 		})
 	}
 }
+
+// A change on disk under a buffer with unsaved changes does not replace the
+// buffer in the index (the editor's text is newer); once saved, changes on
+// disk are taken again (the one funnel, server/queue.go).
+func TestDiskChangeUnderAnUnsavedBuffer(t *testing.T) {
+	root := writeWorkspace(t)
+	zero := time.Duration(0)
+	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
+	c.initialize(root)
+	u := open(t, c, root, service)
+	change(c, u, 2, 14, revoke)
+	waitIndexed(t, c, "RevokeToken", true)
+
+	abs := filepath.Join(root, service)
+	onDisk := workspaceFiles[service] + "\nfunc DiskOnly() {}\n"
+	if err := os.WriteFile(abs, []byte(onDisk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher's event has had time to reach the queue and the queue to
+	// flush (50 ms) many times over.
+	time.Sleep(time.Second)
+	waitIndexed(t, c, "RevokeToken", true)
+	waitIndexed(t, c, "DiskOnly", false)
+
+	// The editor saves its buffer: the disk is the truth again.
+	saved := workspaceFiles[service] + revoke
+	if err := os.WriteFile(abs, []byte(saved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": u}})
+	waitIndexed(t, c, "RevokeToken", true)
+	// Now a change on disk (a formatter, git) under the clean buffer is
+	// taken in.
+	if err := os.WriteFile(abs, []byte(saved+"\nfunc DiskOnly() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, c, "DiskOnly", true)
+}
