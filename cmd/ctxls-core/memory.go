@@ -115,7 +115,8 @@ directory. Stores written by the TypeScript memory plugin are read as they are.`
 	}
 	cmd.AddCommand(newMemoryWriteCmd(), newMemoryShowCmd(), newMemoryListCmd(), newMemorySearchCmd(),
 		newMemoryUpdateCmd(), newMemoryDeleteCmd(), newMemoryLinkCmd(true), newMemoryLinkCmd(false),
-		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd())
+		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd(),
+		newMemoryThinkCmd())
 	return cmd
 }
 
