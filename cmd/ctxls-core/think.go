@@ -75,6 +75,7 @@ func newThinkCreateCmd() *cobra.Command {
 // newThinkAddCmd builds add, counter and branch.
 func newThinkAddCmd(name string) *cobra.Command {
 	var f thinkCmd
+	var c callFlags
 	var id string
 	short := map[string]string{
 		"add":     "Add a thought to the current document",
@@ -90,19 +91,34 @@ func newThinkAddCmd(name string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := c.check(); err != nil {
+				return err
+			}
 			ts, sc, done, err := f.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer done()
-			d, e, err := ts.Add(cmd.Context(), sc, id, kind, args[0], "", splitList(f.refs))
+			var d *think.Document
+			var e think.Entry
+			if c.provider != "" {
+				d, e, err = c.call(cmd, ts, sc, id, kind, args[0])
+			} else {
+				d, e, err = ts.Add(cmd.Context(), sc, id, kind, args[0], "", splitList(f.refs))
+			}
 			if err != nil {
 				return err
+			}
+			if c.provider == "" {
+				c.hint(cmd, ts, hintCall)
+			} else if c.provider == "claude" && c.agent == "" && c.style == "" {
+				c.hint(cmd, ts, hintAuto)
 			}
 			return printEntry(cmd, f.asJSON, d, e)
 		},
 	}
 	f.flags(cmd, "scope of the document (default: config scopes.default, else project)")
+	c.add(cmd)
 	cmd.Flags().StringVar(&f.refs, "ref", "", "comma-separated slugs of memories the thought refers to")
 	cmd.Flags().StringVar(&id, "id", "", "document (default: the scope's current one)")
 	return cmd
@@ -230,12 +246,16 @@ func newThinkUseCmd() *cobra.Command {
 
 func newThinkConcludeCmd() *cobra.Command {
 	var f thinkCmd
+	var h callFlags
 	var id, promote string
 	cmd := &cobra.Command{
 		Use:   "conclude TEXT [--promote TYPE]",
 		Short: "Conclude the current document; --promote saves the conclusion as a memory linked to what it referenced",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := h.check(); err != nil {
+				return err
+			}
 			var p *think.Promotion
 			if promote != "" {
 				t, err := memory.ParseType(promote)
@@ -252,6 +272,9 @@ func newThinkConcludeCmd() *cobra.Command {
 			d, m, err := ts.Conclude(cmd.Context(), sc, id, args[0], p)
 			if err != nil {
 				return err
+			}
+			if p == nil {
+				h.hint(cmd, ts, hintPromote)
 			}
 			if f.asJSON {
 				out := struct {
@@ -275,6 +298,8 @@ func newThinkConcludeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&id, "id", "", "document (default: the scope's current one)")
 	cmd.Flags().StringVar(&promote, "promote", "", "save the conclusion as a memory of this type (decision, learning, gotcha, artifact, ...)")
 	cmd.Flags().StringVar(&f.tags, "tags", "", "tags of the promoted memory (default: thinking)")
+	cmd.Flags().BoolVar(&h.nonInteractive, "non-interactive", false, "no hints")
+	cmd.Flags().StringVar(&h.session, "session", "", "assistant session id for hints (default: $CLAUDE_SESSION_ID)")
 	return cmd
 }
 

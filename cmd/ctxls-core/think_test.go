@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,5 +68,82 @@ func TestThinkCLI(t *testing.T) {
 	run("think", "delete", d.ID)
 	if list := run("think", "list"); !strings.Contains(list, "no thinking documents") {
 		t.Errorf("list after delete: %s", list)
+	}
+}
+
+func TestThinkCallCLI(t *testing.T) {
+	root, home, bin := t.TempDir(), t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
+	os.MkdirAll(filepath.Join(root, ".claude", "output-styles"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude", "agents", "security-expert.md"),
+		[]byte("---\nname: security-expert\ndescription: Security review, vulnerabilities, auth\n---\nYou review security.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".claude", "output-styles", "devils-advocate.md"),
+		[]byte("---\nname: Devils-Advocate\ndescription: Challenge every assumption\n---\nArgue the other side.\n"), 0o644)
+	// The fake claude prints its arguments' count and echoes the style.
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+filepath.Join(bin, "args")+"\"\ncat >/dev/null\necho 'Token theft via logs.'\n"), 0o755)
+	env := []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "CLAUDE_SESSION_ID=sess-42"}
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		out, errOut, code := memctlEnv(t, root, home, env, "", args...)
+		if code != 0 {
+			t.Fatalf("memory %v: exit %d: %s", args, code, errOut)
+		}
+		return out, errOut
+	}
+	run("think", "create", "Session tokens")
+	out, _ := run("think", "counter", "What leaks?", "--call", "claude", "--model", "opus", "--agent", "security-expert", "--style", "devils-advocate", "--json")
+	var e struct {
+		By, Text, Kind string
+	}
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if e.By != "model:opus provider:claude [sess-42]" || e.Text != "Token theft via logs." || e.Kind != "counter" {
+		t.Errorf("entry %+v", e)
+	}
+	args, _ := os.ReadFile(filepath.Join(bin, "args"))
+	for _, want := range []string{"--agent\nsecurity-expert\n", "--append-system-prompt\nArgue the other side.\n", "--model\nopus\n"} {
+		if !strings.Contains(string(args), want) {
+			t.Errorf("claude args lack %q: %q", want, args)
+		}
+	}
+	// Hints: on stderr, three times per session, then suppressed; never
+	// with --non-interactive.
+	shown := 0
+	for i := 0; i < 5; i++ {
+		out, errOut := run("think", "add", "own thought", "--json")
+		if strings.Contains(out, "hint:") {
+			t.Fatal("hint on stdout")
+		}
+		if strings.Contains(errOut, "hint: --call") {
+			shown++
+		}
+	}
+	if shown != 3 {
+		t.Errorf("hint shown %d times, want 3", shown)
+	}
+	env2 := append(env, "CLAUDE_SESSION_ID=sess-43")
+	if _, errOut, _ := memctlEnv(t, root, home, env2, "", "think", "add", "x", "--non-interactive"); strings.Contains(errOut, "hint:") {
+		t.Error("hint with --non-interactive")
+	}
+	// Refused: undiscovered agent (exit 2), missing CLI (exit 1), nothing written.
+	show, _ := run("think", "show", "--json")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"think", "add", "x", "--call", "claude", "--agent", "nobody"}, 2, "security-expert"},
+		{[]string{"think", "add", "x", "--call", "codex"}, 1, "not installed"},
+		{[]string{"think", "add", "x", "--call", "gemini", "--style", "devils-advocate"}, 2, "claude only"},
+		{[]string{"think", "add", "x", "--model", "opus"}, 2, "needs --call"},
+	} {
+		_, errOut, code := memctlEnv(t, root, home, env, "", c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
+		}
+	}
+	if after, _ := run("think", "show", "--json"); after != show {
+		t.Error("a refused call changed the document")
 	}
 }

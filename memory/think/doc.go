@@ -74,8 +74,10 @@ type Entry struct {
 	At   time.Time `yaml:"at" json:"at"`
 	// By is the attribution of a thought a provider wrote:
 	// "model:X provider:Y [session-id]".
-	By   string `yaml:"by,omitempty" json:"by,omitempty"`
-	Text string `yaml:"text" json:"text"`
+	By string `yaml:"by,omitempty" json:"by,omitempty"`
+	// Prompt is what the provider was asked, for a provider's thought.
+	Prompt string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
+	Text   string `yaml:"text" json:"text"`
 }
 
 // Document is one thinking document.

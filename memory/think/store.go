@@ -189,17 +189,21 @@ func (s *Store) Create(ctx context.Context, scope memory.Scope, topic string, re
 // Add appends a thought to document id ("" for the current one). by is
 // the attribution of a provider's thought, "" for the person's own.
 func (s *Store) Add(ctx context.Context, scope memory.Scope, id string, kind Kind, text, by string, refs []string) (*Document, Entry, error) {
-	if _, err := ParseKind(string(kind)); err != nil {
+	return s.add(ctx, scope, id, Entry{Kind: kind, By: by, Text: text}, refs)
+}
+
+// add appends e (numbered and timed here) to document id.
+func (s *Store) add(ctx context.Context, scope memory.Scope, id string, e Entry, refs []string) (*Document, Entry, error) {
+	if _, err := ParseKind(string(e.Kind)); err != nil {
 		return nil, Entry{}, err
 	}
-	if err := checkText("thought", text, MaxThought, false); err != nil {
+	if err := checkText("thought", e.Text, MaxThought, false); err != nil {
 		return nil, Entry{}, err
 	}
 	if err := checkRefs(refs); err != nil {
 		return nil, Entry{}, err
 	}
 	var d *Document
-	var e Entry
 	err := s.locked(ctx, scope, func(dir string) error {
 		id, err := resolve(dir, id, scope)
 		if err != nil {
@@ -215,7 +219,7 @@ func (s *Store) Add(ctx context.Context, scope memory.Scope, id string, kind Kin
 			return fmt.Errorf("%s has %d thoughts, the most a document holds; conclude it", d.ID, len(d.Thoughts))
 		}
 		now := s.now().UTC()
-		e = Entry{N: len(d.Thoughts) + 1, Kind: kind, At: now, By: by, Text: text}
+		e.N, e.At = len(d.Thoughts)+1, now
 		d.Thoughts = append(d.Thoughts, e)
 		d.References = dedup(append(d.References, refs...))
 		d.Updated = now
