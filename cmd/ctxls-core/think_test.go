@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +147,53 @@ func TestThinkCallCLI(t *testing.T) {
 	}
 	if after, _ := run("think", "show", "--json"); after != show {
 		t.Error("a refused call changed the document")
+	}
+}
+
+func TestThinkAutoCLI(t *testing.T) {
+	root, home, bin := t.TempDir(), t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
+	os.MkdirAll(filepath.Join(root, ".claude", "output-styles"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude", "agents", "security-expert.md"),
+		[]byte("---\nname: security-expert\ndescription: Security review of authentication tokens\n---\nReview.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".claude", "output-styles", "devils-advocate.md"),
+		[]byte("---\nname: Devils-Advocate\ndescription: Challenge every assumption\n---\nArgue the other side.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".claude", "output-styles", "architect.md"),
+		[]byte("---\nname: Architect\ndescription: Frame the problem\n---\nFrame it.\n"), 0o644)
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+filepath.Join(bin, "args")+"\"\ncat >/dev/null\necho 'An answer.'\n"), 0o755)
+	env := []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "CLAUDE_SESSION_ID=sess-auto"}
+	answer := `{"agent":"security-expert","style":"Architect","model":"haiku","reasoning":"frame the token question"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"response": answer, "done": true})
+	}))
+	defer srv.Close()
+	auto := func(wantStderr, wantArgs string) {
+		t.Helper()
+		out, errOut, code := memctlEnv(t, root, home, env, "", "think", "counter", "Can leaked auth tokens be replayed?", "--call", "claude", "--auto", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(errOut, wantStderr) || strings.Contains(out, "Auto-selected") {
+			t.Errorf("stderr %q lacks %q (stdout %q)", errOut, wantStderr, out)
+		}
+		args, _ := os.ReadFile(filepath.Join(bin, "args"))
+		if !strings.Contains(string(args), wantArgs) {
+			t.Errorf("claude args %q lack %q", args, wantArgs)
+		}
+	}
+	if _, errOut, code := memctlEnv(t, root, home, env, "", "think", "create", "Session tokens"); code != 0 {
+		t.Fatal(errOut)
+	}
+	// No Ollama configured: heuristics (security → opus, counter → Devils-Advocate).
+	auto("Auto-selected (via heuristics - ollama unavailable): --agent security-expert --style Devils-Advocate --model opus", "--model\nopus\n")
+	// Ollama configured: its selection.
+	os.WriteFile(filepath.Join(root, ".claude", "memory.local.md"), []byte("---\nollama_host: "+srv.URL+"\n---\n"), 0o644)
+	auto("Auto-selected (via ollama): --agent security-expert --style Architect --model haiku", "--append-system-prompt\nFrame it.\n")
+	// An undiscovered agent from Ollama: rejected, heuristics used.
+	answer = `{"agent":"root-kit","model":"haiku","reasoning":"x"}`
+	auto(`agent "root-kit" is not discovered`, "--agent\nsecurity-expert\n")
+	// --auto is Claude's.
+	if _, errOut, code := memctlEnv(t, root, home, env, "", "think", "add", "x", "--call", "gemini", "--auto"); code != 2 {
+		t.Errorf("--auto with gemini: %d %s", code, errOut)
 	}
 }

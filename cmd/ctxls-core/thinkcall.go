@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/memory/inject"
@@ -30,6 +33,7 @@ func (c *callFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&c.agent, "agent", "", "a discovered agent (--call claude only)")
 	fl.StringVar(&c.style, "style", "", "a discovered output style (--call claude only)")
 	fl.BoolVar(&c.oss, "oss", false, "use open-source models (--call codex only)")
+	fl.BoolVar(&c.auto, "auto", false, "choose agent, style and model (Ollama's ollama_host in .claude/memory.local.md, else keyword heuristics; --call claude)")
 	fl.BoolVar(&c.nonInteractive, "non-interactive", false, "no hints, no confirmation")
 	fl.DurationVar(&c.timeout, "timeout", think.DefaultTimeout, fmt.Sprintf("how long the provider may take (at most %s)", think.MaxTimeout))
 	fl.StringVar(&c.session, "session", "", "assistant session id for attribution, hints and circuit breakers (default: $CLAUDE_SESSION_ID)")
@@ -57,6 +61,9 @@ func (c *callFlags) check() error {
 	}
 	if (c.agent != "" || c.style != "") && !p.SupportsAgent {
 		return usagef("--agent and --style are for --call claude only")
+	}
+	if c.auto && !p.SupportsAgent {
+		return usagef("--auto chooses Claude's agent, style and model: use it with --call claude")
 	}
 	if c.oss && p.ExtraFlags["oss"] == "" {
 		return usagef("--oss is for --call codex only")
@@ -90,6 +97,12 @@ func (c *callFlags) call(cmd *cobra.Command, ts *think.Store, sc memory.Scope, i
 	if c.agent != "" || c.style != "" || c.auto {
 		home, _ := os.UserHomeDir()
 		cat := think.Discover(ctx, ms.Root(), home)
+		if c.auto {
+			if err := c.autoSelect(cmd, ts, sc, id, kind, request, cat); err != nil {
+				return nil, think.Entry{}, err
+			}
+			o.Model = c.model
+		}
 		if c.agent != "" {
 			it, ok := cat.Agent(c.agent)
 			if !ok {
@@ -106,7 +119,7 @@ func (c *callFlags) call(cmd *cobra.Command, ts *think.Store, sc memory.Scope, i
 			if err != nil {
 				return nil, think.Entry{}, err
 			}
-			o.StylePrompt = text
+			o.Style, o.StylePrompt = it.Name, text
 		}
 	}
 	br, err := think.NewBreakers(ms.Root(), c.stateSession(), nil)
@@ -151,4 +164,48 @@ func (c *callFlags) hint(cmd *cobra.Command, ts *think.Store, hint string) {
 	if err == nil && ok {
 		fmt.Fprintln(cmd.ErrOrStderr(), hintText[hint])
 	}
+}
+
+// autoSelect fills --agent, --style and --model that were not given from
+// an AutoSelection, shows it with its source on stderr and, on a terminal,
+// asks for confirmation.
+func (c *callFlags) autoSelect(cmd *cobra.Command, ts *think.Store, sc memory.Scope, id string, kind think.Kind, request string, cat think.Catalog) error {
+	ctx := cmd.Context()
+	root := ts.Memory().Root()
+	d, err := ts.Get(ctx, sc, id)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	ol, err := think.OllamaConfig(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "auto: %v; using heuristics\n", err)
+	}
+	br, err := think.NewBreakers(root, c.stateSession(), nil)
+	if err != nil {
+		return err
+	}
+	sel, note := think.Select(ctx, think.SelectRequest{Topic: d.Topic, Thought: request, Kind: kind, UsedStyles: d.UsedStyles()}, cat, ol, br)
+	if note != "" {
+		fmt.Fprintf(stderr, "auto: %s\n", note)
+	}
+	fmt.Fprintln(stderr, sel.String())
+	if !c.nonInteractive && term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())) {
+		fmt.Fprint(stderr, "Proceed? [Y/n] ")
+		line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "" && a != "y" && a != "yes" {
+			return errors.New("auto-selection declined; nothing written")
+		}
+	}
+	// Flags given explicitly win over the selection.
+	if c.agent == "" {
+		c.agent = sel.Agent
+	}
+	if c.style == "" {
+		c.style = sel.Style
+	}
+	if c.model == "" {
+		c.model = sel.Model
+	}
+	return nil
 }

@@ -42,5 +42,5 @@ func (s *Store) Call(ctx context.Context, scope memory.Scope, id string, kind Ki
 		return nil, Entry{}, err
 	}
 	by := Attribution(p.Name, o.Model, o.Session)
-	return s.add(ctx, scope, d.ID, Entry{Kind: kind, By: by, Prompt: request, Text: text}, nil)
+	return s.add(ctx, scope, d.ID, Entry{Kind: kind, By: by, Agent: o.Agent, Style: o.Style, Prompt: request, Text: text}, nil)
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -75,6 +76,10 @@ type Entry struct {
 	// By is the attribution of a thought a provider wrote:
 	// "model:X provider:Y [session-id]".
 	By string `yaml:"by,omitempty" json:"by,omitempty"`
+	// Agent and Style are the discovered agent and output style a
+	// provider's thought was written with.
+	Agent string `yaml:"agent,omitempty" json:"agent,omitempty"`
+	Style string `yaml:"style,omitempty" json:"style,omitempty"`
 	// Prompt is what the provider was asked, for a provider's thought.
 	Prompt string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
 	Text   string `yaml:"text" json:"text"`
@@ -170,9 +175,19 @@ func Render(d *Document) string {
 	for _, e := range d.Thoughts {
 		fmt.Fprintf(&b, "\n## %d. %s\n\n", e.N, title(e.Kind))
 		if e.By != "" {
-			fmt.Fprintf(&b, "_%s · %s_\n\n", e.By, memory.FormatTime(e.At))
+			by := e.By
+			if e.Agent != "" {
+				by += " · agent " + e.Agent
+			}
+			if e.Style != "" {
+				by += " · style " + e.Style
+			}
+			fmt.Fprintf(&b, "_%s · %s_\n\n", by, memory.FormatTime(e.At))
 		} else {
 			fmt.Fprintf(&b, "_%s_\n\n", memory.FormatTime(e.At))
+		}
+		if e.Prompt != "" {
+			fmt.Fprintf(&b, "> %s\n\n", oneLine(truncRunes(e.Prompt, 300)))
 		}
 		b.WriteString(strings.TrimRight(e.Text, "\n"))
 		b.WriteString("\n")
@@ -221,4 +236,15 @@ func Parse(data []byte, path string, scope memory.Scope) (*Document, error) {
 	}
 	d.Scope, d.Path = scope, path
 	return &d, nil
+}
+
+// UsedStyles lists the output styles the document's thoughts used.
+func (d *Document) UsedStyles() []string {
+	var out []string
+	for _, e := range d.Thoughts {
+		if e.Style != "" && !slices.Contains(out, e.Style) {
+			out = append(out, e.Style)
+		}
+	}
+	return out
 }

@@ -95,8 +95,9 @@ type CallOptions struct {
 	Model string
 	// Agent is a discovered agent's name (Claude only).
 	Agent string
-	// StylePrompt is a discovered output style's text (Claude only),
-	// appended to the system prompt.
+	// Style is that output style's name, StylePrompt its text (Claude
+	// only), appended to the system prompt.
+	Style       string
 	StylePrompt string
 	OSS         bool
 	Timeout     time.Duration
