@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ Each scope has a current document: create makes a new one current, use switches.
 func newThinkCreateCmd() *cobra.Command {
 	var f thinkCmd
 	cmd := &cobra.Command{
-		Use:   "create TOPIC",
+		Use:   "create TOPIC|-",
 		Short: "Start a thinking document on a topic and make it current",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +57,11 @@ func newThinkCreateCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			d, err := ts.Create(cmd.Context(), sc, args[0], splitList(f.refs))
+			topic, err := argText(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			d, err := ts.Create(cmd.Context(), sc, topic, splitList(f.refs))
 			if err != nil {
 				return err
 			}
@@ -83,7 +88,7 @@ func newThinkAddCmd(name string) *cobra.Command {
 		"branch":  "Add an alternative approach to the current document",
 	}[name]
 	cmd := &cobra.Command{
-		Use:   name + " THOUGHT",
+		Use:   name + " THOUGHT|-",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,6 +99,10 @@ func newThinkAddCmd(name string) *cobra.Command {
 			if err := c.check(); err != nil {
 				return err
 			}
+			text, err := argText(cmd, args[0])
+			if err != nil {
+				return err
+			}
 			ts, sc, done, err := f.open(cmd.Context())
 			if err != nil {
 				return err
@@ -102,9 +111,9 @@ func newThinkAddCmd(name string) *cobra.Command {
 			var d *think.Document
 			var e think.Entry
 			if c.provider != "" {
-				d, e, err = c.call(cmd, ts, sc, id, kind, args[0])
+				d, e, err = c.call(cmd, ts, sc, id, kind, text)
 			} else {
-				d, e, err = ts.Add(cmd.Context(), sc, id, kind, args[0], "", splitList(f.refs))
+				d, e, err = ts.Add(cmd.Context(), sc, id, kind, text, "", splitList(f.refs))
 			}
 			if err != nil {
 				return err
@@ -122,6 +131,20 @@ func newThinkAddCmd(name string) *cobra.Command {
 	cmd.Flags().StringVar(&f.refs, "ref", "", "comma-separated slugs of memories the thought refers to")
 	cmd.Flags().StringVar(&id, "id", "", "document (default: the scope's current one)")
 	return cmd
+}
+
+// argText is a text argument, or stdin when it is "-" (a command line
+// holds at most 128 KiB per argument). Past the documents' limit stdin is
+// not read on: the store refuses the text anyway.
+func argText(cmd *cobra.Command, arg string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), think.MaxThought+1))
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return string(data), nil
 }
 
 func printEntry(cmd *cobra.Command, asJSON bool, d *think.Document, e think.Entry) error {
@@ -249,7 +272,7 @@ func newThinkConcludeCmd() *cobra.Command {
 	var h callFlags
 	var id, promote string
 	cmd := &cobra.Command{
-		Use:   "conclude TEXT [--promote TYPE]",
+		Use:   "conclude TEXT|- [--promote TYPE]",
 		Short: "Conclude the current document; --promote saves the conclusion as a memory linked to what it referenced",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -269,7 +292,11 @@ func newThinkConcludeCmd() *cobra.Command {
 				return err
 			}
 			defer done()
-			d, m, err := ts.Conclude(cmd.Context(), sc, id, args[0], p)
+			text, err := argText(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			d, m, err := ts.Conclude(cmd.Context(), sc, id, text, p)
 			if err != nil {
 				return err
 			}

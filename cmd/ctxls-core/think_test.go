@@ -197,3 +197,48 @@ func TestThinkAutoCLI(t *testing.T) {
 		t.Errorf("--auto with gemini: %d %s", code, errOut)
 	}
 }
+
+// TestThinkConcurrentProcesses: two processes adding thoughts to one
+// document at once lose nothing; oversized input from stdin is refused.
+func TestThinkConcurrentProcesses(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	if _, errOut, code := memctl(t, root, home, "", "think", "create", "race"); code != 0 {
+		t.Fatal(errOut)
+	}
+	const per = 10
+	errs := make(chan string, 2*per)
+	done := make(chan struct{})
+	for w := 0; w < 2; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < per; i++ {
+				if _, errOut, code := memctl(t, root, home, "", "think", "add", "thought", "--non-interactive"); code != 0 {
+					errs <- errOut
+				}
+			}
+		}()
+	}
+	<-done
+	<-done
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	out, _, _ := memctl(t, root, home, "", "think", "show", "--json")
+	var d struct{ Thoughts []struct{ N int } }
+	if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Thoughts) != 2*per {
+		t.Fatalf("%d thoughts (%v), want %d", len(d.Thoughts), err, 2*per)
+	}
+	big := strings.Repeat("x", 1<<20)
+	for _, args := range [][]string{{"think", "add", "-"}, {"think", "create", "-"}, {"think", "conclude", "-"}} {
+		if _, errOut, code := memctl(t, root, home, big, args...); code != 1 || !strings.Contains(errOut, "at most") {
+			t.Errorf("%v with 1 MB on stdin: exit %d %q", args, code, errOut)
+		}
+	}
+	if after, _, _ := memctl(t, root, home, "", "think", "show", "--json"); after != out {
+		t.Error("refused input changed the document")
+	}
+	if out, _, code := memctl(t, root, home, "from stdin\n", "think", "add", "-", "--json"); code != 0 || !strings.Contains(out, "from stdin") {
+		t.Errorf("stdin thought: %d %s", code, out)
+	}
+}
