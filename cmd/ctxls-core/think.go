@@ -41,7 +41,8 @@ func newMemoryThinkCmd() *cobra.Command {
 Each scope has a current document: create makes a new one current, use switches.`,
 	}
 	cmd.AddCommand(newThinkCreateCmd(), newThinkAddCmd("add"), newThinkAddCmd("counter"), newThinkAddCmd("branch"),
-		newThinkListCmd(), newThinkShowCmd(), newThinkUseCmd(), newThinkConcludeCmd(), newThinkDeleteCmd())
+		newThinkListCmd(), newThinkShowCmd(), newThinkUseCmd(), newThinkConcludeCmd(), newThinkDeleteCmd(),
+		newThinkCatalogCmd())
 	return cmd
 }
 

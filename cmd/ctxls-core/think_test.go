@@ -92,6 +92,9 @@ func TestThinkCallCLI(t *testing.T) {
 		}
 		return out, errOut
 	}
+	if out, _ := run("think", "catalog"); !strings.Contains(out, "security-expert") || !strings.Contains(out, "Devils-Advocate") {
+		t.Errorf("catalog: %s", out)
+	}
 	run("think", "create", "Session tokens")
 	out, _ := run("think", "counter", "What leaks?", "--call", "claude", "--model", "opus", "--agent", "security-expert", "--style", "devils-advocate", "--json")
 	var e struct {

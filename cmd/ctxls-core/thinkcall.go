@@ -209,3 +209,54 @@ func (c *callFlags) autoSelect(cmd *cobra.Command, ts *think.Store, sc memory.Sc
 	}
 	return nil
 }
+
+// newThinkCatalogCmd lists the agents and output styles --agent, --style
+// and --auto may name (the plugin's "memory help think").
+func newThinkCatalogCmd() *cobra.Command {
+	var f thinkCmd
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "List the discovered agents and output styles that --agent, --style and --auto may use",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := resolveRoot(f.root)
+			if err != nil {
+				return err
+			}
+			home, _ := os.UserHomeDir()
+			cat := think.Discover(cmd.Context(), root, home)
+			if f.asJSON {
+				type entry struct {
+					Name        string `json:"name"`
+					Description string `json:"description"`
+					Path        string `json:"path"`
+				}
+				list := func(items []discover.Item) []entry {
+					out := []entry{}
+					for _, it := range items {
+						out = append(out, entry{it.Name, it.Description, it.Path})
+					}
+					return out
+				}
+				return writeJSON(cmd.OutOrStdout(), map[string][]entry{"agents": list(cat.Agents), "styles": list(cat.Styles)})
+			}
+			w := cmd.OutOrStdout()
+			for _, g := range []struct {
+				title string
+				items []discover.Item
+			}{{"AVAILABLE AGENTS (--agent)", cat.Agents}, {"AVAILABLE OUTPUT STYLES (--style)", cat.Styles}} {
+				fmt.Fprintln(w, g.title)
+				if len(g.items) == 0 {
+					fmt.Fprintln(w, "  none")
+				}
+				for _, it := range g.items {
+					fmt.Fprintf(w, "  %-28s %s\n", it.Name, clipLine(it.Description, 90))
+				}
+			}
+			return nil
+		},
+	}
+	rootFlag(cmd, &f.root)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -152,13 +152,14 @@ func checkText(what, s string, max int, chars bool) error {
 
 // Marshal renders a document: frontmatter, then the readable body.
 func Marshal(d *Document) ([]byte, error) {
-	front, err := yaml.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("encode thinking document %s: %w", d.ID, err)
-	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	b.Write(front)
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d); err != nil {
+		return nil, fmt.Errorf("encode thinking document %s: %w", d.ID, err)
+	}
+	enc.Close()
 	b.WriteString("---\n")
 	b.WriteString(Render(d))
 	return b.Bytes(), nil

@@ -163,7 +163,7 @@ func (s *Store) Create(ctx context.Context, scope memory.Scope, topic string, re
 	if err := checkRefs(refs); err != nil {
 		return nil, err
 	}
-	now := s.now().UTC()
+	now := s.now().UTC().Truncate(time.Millisecond)
 	d := &Document{ID: newID(topic, now), Type: docType, Topic: strings.TrimSpace(topic), Status: Open,
 		Created: now, Updated: now, References: dedup(refs), Thoughts: []Entry{}, Scope: scope}
 	err := s.locked(ctx, scope, func(dir string) error {
@@ -218,7 +218,7 @@ func (s *Store) add(ctx context.Context, scope memory.Scope, id string, e Entry,
 		if len(d.Thoughts) >= MaxThoughts {
 			return fmt.Errorf("%s has %d thoughts, the most a document holds; conclude it", d.ID, len(d.Thoughts))
 		}
-		now := s.now().UTC()
+		now := s.now().UTC().Truncate(time.Millisecond)
 		e.N, e.At = len(d.Thoughts)+1, now
 		d.Thoughts = append(d.Thoughts, e)
 		d.References = dedup(append(d.References, refs...))
@@ -382,7 +382,7 @@ func (s *Store) Conclude(ctx context.Context, scope memory.Scope, id, text strin
 		if cur.Status == Concluded {
 			return fmt.Errorf("%s: %w", d.ID, ErrConcluded)
 		}
-		now := s.now().UTC()
+		now := s.now().UTC().Truncate(time.Millisecond)
 		cur.Status, cur.Conclusion, cur.Updated = Concluded, text, now
 		if m != nil {
 			cur.Promoted = m.Slug
