@@ -152,17 +152,68 @@ func checkText(what, s string, max int, chars bool) error {
 
 // Marshal renders a document: frontmatter, then the readable body.
 func Marshal(d *Document) ([]byte, error) {
+	// node.Encode goes through YAML text, which the tab bug below breaks:
+	// texts are encoded as placeholders and set in the node afterwards.
+	texts := map[string]string{}
+	hold := func(s *string) {
+		if strings.ContainsAny(*s, "\n\t\r") {
+			k := fmt.Sprintf("\x00text-%d", len(texts)) // no text holds a NUL (checkText)
+			texts[k], *s = *s, k
+		}
+	}
+	c := *d
+	c.Thoughts = slices.Clone(d.Thoughts)
+	hold(&c.Topic)
+	hold(&c.Conclusion)
+	for i := range c.Thoughts {
+		hold(&c.Thoughts[i].Text)
+		hold(&c.Thoughts[i].Prompt)
+		hold(&c.Thoughts[i].By)
+	}
+	var node yaml.Node
+	if err := node.Encode(&c); err != nil {
+		return nil, fmt.Errorf("encode thinking document %s: %w", d.ID, err)
+	}
+	safeStyles(&node, texts)
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(d); err != nil {
+	if err := enc.Encode(&node); err != nil {
 		return nil, fmt.Errorf("encode thinking document %s: %w", d.ID, err)
 	}
 	enc.Close()
 	b.WriteString("---\n")
 	b.WriteString(Render(d))
 	return b.Bytes(), nil
+}
+
+// safeStyles makes every string that would not read back unchanged in the
+// style the encoder picks double-quoted: yaml.v3 writes a block scalar
+// that starts with a tab, which its own parser then rejects (found by
+// FuzzDocumentRoundTrip). Multi-line text stays a readable block otherwise.
+func safeStyles(n *yaml.Node, texts map[string]string) {
+	if n.Kind == yaml.ScalarNode {
+		if v, ok := texts[n.Value]; ok {
+			n.Value, n.Style = v, yaml.LiteralStyle
+			if !roundTrips(n) {
+				n.Style = yaml.DoubleQuotedStyle
+			}
+		}
+	}
+	for _, c := range n.Content {
+		safeStyles(c, texts)
+	}
+}
+
+func roundTrips(n *yaml.Node) bool {
+	data, err := yaml.Marshal(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Tag: "!!str", Value: "k"}, n}})
+	if err != nil {
+		return false
+	}
+	var m map[string]string
+	return yaml.Unmarshal(data, &m) == nil && m["k"] == n.Value
 }
 
 // Render is a document's readable markdown body.
