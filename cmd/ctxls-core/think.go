@@ -271,7 +271,7 @@ func newThinkUseCmd() *cobra.Command {
 func newThinkConcludeCmd() *cobra.Command {
 	var f thinkCmd
 	var h callFlags
-	var id, promote string
+	var id, promote, slug string
 	cmd := &cobra.Command{
 		Use:   "conclude TEXT|- [--promote TYPE]",
 		Short: "Conclude the current document; --promote saves the conclusion as a memory linked to what it referenced",
@@ -286,7 +286,7 @@ func newThinkConcludeCmd() *cobra.Command {
 				if err != nil {
 					return usagef("--promote: %v", err)
 				}
-				p = &think.Promotion{Type: t, Tags: splitList(f.tags)}
+				p = &think.Promotion{Type: t, Tags: splitList(f.tags), Slug: slug}
 			}
 			ts, sc, done, err := f.open(cmd.Context())
 			if err != nil {
@@ -326,6 +326,7 @@ func newThinkConcludeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&id, "id", "", "document (default: the scope's current one)")
 	cmd.Flags().StringVar(&promote, "promote", "", "save the conclusion as a memory of this type (decision, learning, gotcha, artifact, ...)")
 	cmd.Flags().StringVar(&f.tags, "tags", "", "tags of the promoted memory (default: thinking)")
+	cmd.Flags().StringVar(&slug, "slug", "", "slug of the promoted memory (default: the type and topic)")
 	cmd.Flags().BoolVar(&h.nonInteractive, "non-interactive", false, "no hints")
 	cmd.Flags().StringVar(&h.session, "session", "", "assistant session id for hints (default: $CLAUDE_SESSION_ID)")
 	return cmd

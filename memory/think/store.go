@@ -350,6 +350,8 @@ type Promotion struct {
 	Type memory.Type
 	// Tags of the memory; "thinking" when empty.
 	Tags []string
+	// Slug of the memory; the type and topic when empty.
+	Slug string
 }
 
 // Conclude ends document id ("" for the current one) with text. With a
@@ -442,7 +444,11 @@ func (s *Store) promote(ctx context.Context, d *Document, text string, p Promoti
 		tags = []string{"thinking"}
 	}
 	t := truncRunes(oneLine(d.Topic), memory.MaxTitle)
-	m := &memory.Memory{Slug: memory.SlugFor(p.Type, t), Type: p.Type, Title: t, Tags: tags, Links: links,
+	slug := p.Slug
+	if slug == "" {
+		slug = memory.SlugFor(p.Type, t)
+	}
+	m := &memory.Memory{Slug: slug, Type: p.Type, Title: t, Tags: tags, Links: links,
 		Scope: d.Scope, Content: promotedContent(d, text)}
 	if err := s.mem.Write(ctx, m); err != nil {
 		return nil, fmt.Errorf("promote the conclusion of %s: %w", d.ID, err)

@@ -163,6 +163,10 @@ func TestBadInput(t *testing.T) {
 			_, _, err := s.Conclude(ctx, memory.Project, "", "done", &Promotion{Type: "opinion"})
 			return err
 		}},
+		{"promoted slug escapes", func() error {
+			_, _, err := s.Conclude(ctx, memory.Project, "", "done", &Promotion{Type: memory.Decision, Slug: "../../x"})
+			return err
+		}},
 		{"1 MB conclusion", func() error { _, _, err := s.Conclude(ctx, memory.Project, "", big, nil); return err }},
 		{"unknown id", func() error { return s.Use(ctx, memory.Project, "think-nope") }},
 	}
