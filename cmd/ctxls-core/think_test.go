@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -243,5 +244,42 @@ func TestThinkConcurrentProcesses(t *testing.T) {
 	}
 	if out, _, code := memctl(t, root, home, "from stdin\n", "think", "add", "-", "--json"); code != 0 || !strings.Contains(out, "from stdin") {
 		t.Errorf("stdin thought: %d %s", code, out)
+	}
+}
+
+// TestThinkAutoConfirm: on a terminal the auto-selection is confirmed;
+// declining writes nothing and does not run the provider.
+func TestThinkAutoConfirm(t *testing.T) {
+	bin := os.Getenv("CTXLS_BIN")
+	script, err := exec.LookPath("script")
+	if bin == "" || err != nil {
+		t.Skip("needs CTXLS_BIN and util-linux script for a terminal")
+	}
+	root, home, tools := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(tools, "claude"), []byte("#!/bin/sh\ntouch \""+filepath.Join(tools, "ran")+"\"\necho answer\n"), 0o755)
+	if _, errOut, code := memctl(t, root, home, "", "think", "create", "topic"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, c := range []struct {
+		answer string
+		ran    bool
+	}{{"n\n", false}, {"y\n", true}} {
+		os.Remove(filepath.Join(tools, "ran"))
+		cmd := exec.Command(script, "-qec", bin+" memory think add 'is it secure?' --call claude --auto", "/dev/null")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+tools+":"+os.Getenv("PATH"))
+		cmd.Stdin = strings.NewReader(c.answer)
+		out, _ := cmd.CombinedOutput()
+		_, err := os.Stat(filepath.Join(tools, "ran"))
+		if !strings.Contains(string(out), "Proceed? [Y/n]") || (err == nil) != c.ran {
+			t.Errorf("answer %q: ran %v, output %q", c.answer, err == nil, out)
+		}
+		if !c.ran && !strings.Contains(string(out), "declined") {
+			t.Errorf("decline not reported: %q", out)
+		}
+	}
+	out, _, _ := memctl(t, root, home, "", "think", "show", "--json")
+	if n := strings.Count(out, `"kind": "thought"`); n != 1 {
+		t.Errorf("%d thoughts after one decline and one yes: %s", n, out)
 	}
 }
