@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -189,33 +188,23 @@ func (p Provider) Run(ctx context.Context, o CallOptions, prompt string) (string
 	// deadline.
 	cmd.WaitDelay = 2 * time.Second
 	var stderr tailBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrProvider, p.Name, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("%w: start %s: %v", ErrProvider, p.Name, err)
-	}
-	data, readErr := io.ReadAll(io.LimitReader(out, maxOutput+1))
-	tooBig := len(data) > maxOutput
-	if tooBig {
-		cancel() // stop the tool; its answer is refused anyway
-	}
-	waitErr := cmd.Wait()
+	out := &capBuffer{max: maxOutput, full: cancel}
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	// Run, not a pipe read: Wait ends at the deadline (and WaitDelay later)
+	// even when a process that escaped the group still holds stdout.
+	runErr := cmd.Run()
+	data := out.b
 	switch {
-	case tooBig:
+	case out.over:
 		return "", fmt.Errorf("%w: %s printed more than %d bytes; nothing written", ErrProvider, p.Name, maxOutput)
 	case ctx.Err() == context.DeadlineExceeded:
 		return "", fmt.Errorf("%w: %s did not answer within %s (--timeout); nothing written", ErrProvider, p.Name, timeout)
-	case waitErr != nil:
+	case runErr != nil:
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
 			msg = ": " + msg
 		}
-		return "", fmt.Errorf("%w: %s: %v%s", ErrProvider, p.Name, waitErr, msg)
-	case readErr != nil:
-		return "", fmt.Errorf("%w: read %s's output: %v", ErrProvider, p.Name, readErr)
+		return "", fmt.Errorf("%w: %s: %v%s", ErrProvider, p.Name, runErr, msg)
 	}
 	if !utf8.Valid(data) {
 		return "", fmt.Errorf("%w: %s's output is not valid UTF-8; nothing written", ErrProvider, p.Name)
@@ -225,6 +214,29 @@ func (p Provider) Run(ctx context.Context, o CallOptions, prompt string) (string
 		return "", fmt.Errorf("%w: %s gave an empty answer; nothing written", ErrProvider, p.Name)
 	}
 	return text, nil
+}
+
+// capBuffer keeps what is written up to max bytes; past that it stops
+// the tool (full) and discards the rest.
+type capBuffer struct {
+	b    []byte
+	max  int
+	over bool
+	full func()
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	if c.over {
+		return len(p), nil
+	}
+	if len(c.b)+len(p) > c.max {
+		c.over = true
+		c.b = nil
+		c.full()
+		return len(p), nil
+	}
+	c.b = append(c.b, p...)
+	return len(p), nil
 }
 
 // tailBuffer keeps the last stderrTail bytes written to it.
