@@ -143,6 +143,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	d.heal(ctx)
 	go d.watch(ctx, held, sock, sockInfo)
+	go d.follow(ctx)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
 	var wg sync.WaitGroup
