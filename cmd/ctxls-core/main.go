@@ -20,7 +20,14 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
+// noFTS5 is what a build without FTS5 says before it refuses to run.
+const noFTS5 = "ctxls: this ctxls-core was built without SQLite's FTS5, which its index needs; build it with the sqlite_fts5 tag: make install, or go install -tags sqlite_fts5 ./cmd/ctxls-core"
+
 func main() {
+	if !builtWithFTS5 {
+		fmt.Fprintln(os.Stderr, noFTS5)
+		os.Exit(exitError)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// CTXLS_CPUPROFILE=file writes a CPU profile of the command, for
 	// performance work on real trees.
