@@ -54,13 +54,19 @@ const (
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd(args)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
-		fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for usage.\n", err)
+		// The usage of the command that was misused, not the whole
+		// program's: that is where the fix is.
+		if cmd == nil || cmd == root {
+			fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for the commands.\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "ctxls: %v\n\n%s", err, cmd.UsageString())
+		}
 		return exitUsage
 	}
 	var se silentError

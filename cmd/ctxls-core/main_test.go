@@ -345,9 +345,12 @@ func TestDamagedIndexPages(t *testing.T) {
 	if !regexp.MustCompile(`FAIL.*index pages: damaged: .*index\.db; run 'ctxls index --check'`).MatchString(out) {
 		t.Errorf("doctor on damaged pages:\n%s", out)
 	}
-	_, errOut, code = ctxls(t, root, "index", "--check")
+	out, errOut, code = ctxls(t, root, "index", "--check")
 	if code != 0 || !strings.Contains(errOut, "had damaged pages") || asides() != 2 {
 		t.Fatalf("index --check: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "check: the index had damaged pages; set aside as ") {
+		t.Errorf("index --check does not end with its verdict:\n%s", out)
 	}
 	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
 		t.Fatalf("query after index --check: %d %q", code, out)

@@ -267,7 +267,10 @@ func newMemoryWriteCmd() *cobra.Command {
 				m.Slug = memory.SlugFor(m.Type, m.Title)
 			}
 			if err := ms.Write(ctx, m); err != nil {
-				return err
+				if strings.HasPrefix(content, "---\n") {
+					return err // the file given is wrong, not the command line
+				}
+				return invalidAsUsage(err)
 			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), m.Summary())
@@ -516,7 +519,7 @@ func newMemoryUpdateCmd() *cobra.Command {
 				return nil
 			})
 			if err != nil {
-				return err
+				return invalidAsUsage(err)
 			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), m.Summary())
@@ -776,7 +779,7 @@ func newMemoryImportCmd() *cobra.Command {
 	var f memoryCmd
 	cmd := &cobra.Command{
 		Use:   "import DIR",
-		Short: "Convert a memory plugin store (permanent/, temporary/, archive/, nodes/edges graph) into a scope, in the seed's format",
+		Short: "Convert a memory plugin store (permanent/, temporary/, archive/, nodes/edges graph) into a scope of ctxls's memory store",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ms, done, err := f.open(cmd.Context())

@@ -98,8 +98,8 @@ func TestMemoryCLI(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "../evil", "--content", "c"}, 1, "invalid memory: slug"},
-		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "Bad Slug", "--content", "c"}, 1, "slug"},
+		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "../evil", "--content", "c"}, 2, "invalid memory: slug"},
+		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "Bad Slug", "--content", "c"}, 2, "slug"},
 		{"---\ntype: [gotcha\n---\nbody\n", []string{"write", "--stdin"}, 1, "invalid YAML"},
 		{"---\nid: gotcha-future\ntype: gotcha\ntitle: F\ntags: [x]\ncreated: \"2999-01-01T00:00:00Z\"\n---\nbody\n", []string{"write", "--stdin"}, 1, "in the future"},
 		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--content", "c", "--scope", "../x"}, 2, "invalid scope"},
