@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -33,14 +31,6 @@ func resolveRoot(root string) (string, error) {
 		return "", fmt.Errorf("root %s: %w", root, err)
 	}
 	return abs, nil
-}
-
-// writeJSON prints v as one indented JSON document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // relToRoot returns p relative to root (slash-separated); p may be absolute

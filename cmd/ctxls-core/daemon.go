@@ -71,9 +71,9 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 	return cmd
 }
 
-// daemonListing is `ctxls daemon list --json`.
+// daemonListing is `ctxls daemon list --json` (writeJSON adds the
+// version).
 type daemonListing struct {
-	Version int             `json:"version"`
 	Daemons []daemonSummary `json:"daemons"`
 }
 
@@ -131,7 +131,7 @@ func newDaemonListCmd() *cobra.Command {
 				if list == nil {
 					list = []daemonSummary{}
 				}
-				return writeJSON(w, daemonListing{Version: jsonVersion, Daemons: list})
+				return writeJSON(w, daemonListing{Daemons: list})
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(w, "no ctxls daemon is running")

@@ -369,7 +369,9 @@ func newMemoryListCmd() *cobra.Command {
 				if out == nil {
 					out = []row{}
 				}
-				return writeJSON(cmd.OutOrStdout(), out)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Memories []row `json:"memories"`
+				}{out})
 			}
 			for _, r := range out {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %-10s %s  %s\n", r.Scope, r.Type, r.Slug, r.Title)
@@ -437,7 +439,9 @@ func newMemorySearchCmd() *cobra.Command {
 				if hits == nil {
 					hits = []memory.Hit{}
 				}
-				return writeJSON(cmd.OutOrStdout(), hits)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Results []memory.Hit `json:"results"`
+				}{hits})
 			}
 			for _, h := range hits {
 				fmt.Fprintf(cmd.OutOrStdout(), "%3.0f%%  %-8s %-10s %s  %s\n", h.Relevance*100, h.Scope, h.Type, h.Slug, h.Title)
@@ -636,7 +640,9 @@ func newMemoryGraphCmd() *cobra.Command {
 				adj = map[string][]memory.Edge{args[0]: g.Adj[args[0]]}
 			}
 			if f.asJSON {
-				return writeJSON(cmd.OutOrStdout(), adj)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					LinksByMemory map[string][]memory.Edge `json:"links_by_memory"`
+				}{adj})
 			}
 			var srcs []string
 			for s := range adj {
@@ -682,7 +688,9 @@ func newMemoryHealthCmd() *cobra.Command {
 				reps = append(reps, r)
 			}
 			if f.asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), reps); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), struct {
+					Scopes any `json:"scopes"`
+				}{reps}); err != nil {
 					return err
 				}
 			} else {
@@ -759,7 +767,9 @@ func newMemoryRebuildCmd() *cobra.Command {
 				reps = append(reps, r)
 			}
 			if f.asJSON {
-				return writeJSON(cmd.OutOrStdout(), reps)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Scopes any `json:"scopes"`
+				}{reps})
 			}
 			for _, r := range reps {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d memories indexed, %d not memories, %d with problems, %d graph issues\n",

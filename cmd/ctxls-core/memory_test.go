@@ -57,22 +57,26 @@ func TestMemoryCLI(t *testing.T) {
 		t.Errorf("editor content: %s", out)
 	}
 	run("", "delete", "learning-edited")
-	var list []struct {
-		Scope, Slug, Type string
+	var listed struct {
+		Memories []struct {
+			Scope, Slug, Type string
+		} `json:"memories"`
 	}
-	if err := json.Unmarshal([]byte(run("", "list", "--json")), &list); err != nil || len(list) != 3 {
-		t.Fatalf("list: %v %+v", err, list)
+	if err := json.Unmarshal([]byte(run("", "list", "--json")), &listed); err != nil || len(listed.Memories) != 3 {
+		t.Fatalf("list: %v %+v", err, listed)
 	}
 	run("", "link", "decision-use-oauth2-with-pkce", "learning-token-refresh", "--label", "implements")
 	if g := run("", "graph"); !strings.Contains(g, "learning-token-refresh -[implemented-by]-> decision-use-oauth2-with-pkce") {
 		t.Errorf("graph: %s", g)
 	}
-	var hits []struct {
-		Slug      string
-		Relevance float64
+	var found struct {
+		Results []struct {
+			Slug      string
+			Relevance float64
+		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(run("", "search", "--json", "refresh token expiry")), &hits); err != nil || len(hits) == 0 || hits[0].Slug != "learning-token-refresh" {
-		t.Errorf("search: %v %+v", err, hits)
+	if err := json.Unmarshal([]byte(run("", "search", "--json", "refresh token expiry")), &found); err != nil || len(found.Results) == 0 || found.Results[0].Slug != "learning-token-refresh" {
+		t.Errorf("search: %v %+v", err, found)
 	}
 	if out := run("", "search", "--type", "breadcrumb", "keys"); !strings.Contains(out, "breadcrumb-where-the-keys-live") {
 		t.Errorf("search --type: %s", out)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
@@ -157,7 +158,8 @@ func newQueryCmd() *cobra.Command {
 		Long: `Query analyzes TEXT (a prompt, an issue, an error), ranks entities by
 lexical, exact-mention and graph evidence, and prints the best files and
 entities ("-" reads TEXT from stdin). With --json it prints one object:
-  {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
+  {"version": 1, "files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}
+(every key in docs/json.md)`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
@@ -216,10 +218,10 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 type jsonResult struct {
 	Path      string             `json:"path"`
 	Line      int                `json:"line"`
-	EndLine   int                `json:"endLine"`
+	EndLine   int                `json:"end_line"`
 	Kind      string             `json:"kind"`
 	Name      string             `json:"name"`
-	QName     string             `json:"qualifiedName"`
+	QName     string             `json:"qualified_name"`
 	Score     float64            `json:"score"`
 	Relevance float64            `json:"relevance"`
 	Signals   *retrieval.Signals `json:"signals,omitempty"`
@@ -257,7 +259,8 @@ func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
 		out.Results = append(out.Results, jr)
 	}
 	if explain {
-		out.Terms, out.Triggers = resp.Terms, resp.Triggers
+		// [] rather than null when the message has no triggers.
+		out.Terms, out.Triggers = resp.Terms, append([]analyzer.Trigger{}, resp.Triggers...)
 	}
 	return out
 }
@@ -369,6 +372,7 @@ func newContextCmd() *cobra.Command {
 			}
 			if len(c.Sections) == 0 {
 				c.Reason = abstention(c)
+				c.Sections = []retrieval.Section{}
 			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {

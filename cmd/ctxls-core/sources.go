@@ -49,6 +49,9 @@ plugins. With --file and a PROMPT it says which of them apply and why. No index 
 			}
 			rep := sources.Explain(cmd.Context(), req)
 			if asJSON {
+				if rep.Rules == nil {
+					rep.Rules = []sources.RuleReport{} // [] when empty (docs/json.md)
+				}
 				return writeJSON(cmd.OutOrStdout(), rep)
 			}
 			printSources(cmd.OutOrStdout(), rep)
