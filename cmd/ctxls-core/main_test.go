@@ -253,6 +253,18 @@ func TestInitTeamFilesArePortable(t *testing.T) {
 		}
 	}
 
+	// Where ctxls is not on PATH, init still writes the portable command
+	// and says the hooks will not run here until it is.
+	elsewhere := t.TempDir()
+	initCmd := exec.Command(bin, "init", "--no-index")
+	initCmd.Dir = elsewhere
+	initCmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	var initErr strings.Builder
+	initCmd.Stderr = &initErr
+	if err := initCmd.Run(); err != nil || !strings.Contains(initErr.String(), `ctxls: note: the hooks run "ctxls", but ctxls is not on PATH on this machine`) {
+		t.Errorf("init without ctxls on PATH: %v, stderr %q", err, initErr.String())
+	}
+
 	// A path of this machine goes only into the local file.
 	if _, errOut, code := ctxls(t, repo, "init", "--command", bin); code != 2 || !strings.Contains(errOut, "--local") {
 		t.Errorf("init --command %s into the shared file: exit %d %q, want a usage error", bin, code, errOut)
