@@ -709,7 +709,7 @@ func newMemoryHealthCmd() *cobra.Command {
 }
 
 func printHealth(w io.Writer, r *memory.HealthReport) {
-	fmt.Fprintf(w, "%s scope: %d memories, quality %d/100\n", r.Scope, r.Memories, r.Score)
+	fmt.Fprintf(w, "%s scope: %d memories, quality %d/100%s\n", r.Scope, r.Memories, r.Score, qualityWhy(r.Quality))
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "  not a memory: %s (%s)\n", s.Path, s.Reason)
 	}
@@ -736,6 +736,40 @@ func printHealth(w io.Writer, r *memory.HealthReport) {
 	if len(r.LowQuality) > 0 {
 		fmt.Fprintf(w, "  low quality: %s\n", strings.Join(r.LowQuality, ", "))
 	}
+}
+
+// qualityWhy says where a scope's quality score comes from: it is the mean
+// of its memories' scores, and the (at most three) memories that lost the
+// most points are named, lowest first.
+func qualityWhy(q map[string]int) string {
+	type scored struct {
+		slug  string
+		score int
+	}
+	var low []scored
+	for s, v := range q {
+		if v < 100 {
+			low = append(low, scored{s, v})
+		}
+	}
+	if len(q) == 0 || len(low) == 0 {
+		return ""
+	}
+	sort.Slice(low, func(i, j int) bool {
+		if low[i].score != low[j].score {
+			return low[i].score < low[j].score
+		}
+		return low[i].slug < low[j].slug
+	})
+	parts := make([]string, 0, 3)
+	for _, l := range low[:min(3, len(low))] {
+		parts = append(parts, fmt.Sprintf("%s %d", l.slug, l.score))
+	}
+	more := ""
+	if len(low) > 3 {
+		more = fmt.Sprintf(" and %d more", len(low)-3)
+	}
+	return fmt.Sprintf(" (the mean of each memory's score; below 100: %s%s)", strings.Join(parts, ", "), more)
 }
 
 func newMemoryRebuildCmd() *cobra.Command {

@@ -140,3 +140,19 @@ func tree(t *testing.T, root string) map[string]string {
 	})
 	return out
 }
+
+func TestQualityWhy(t *testing.T) {
+	for _, c := range []struct {
+		q    map[string]int
+		want string
+	}{
+		{nil, ""},
+		{map[string]int{"a": 100}, ""},
+		{map[string]int{"a": 100, "b": 55}, " (the mean of each memory's score; below 100: b 55)"},
+		{map[string]int{"a": 70, "b": 55, "c": 70, "d": 90, "e": 100}, " (the mean of each memory's score; below 100: b 55, a 70, c 70 and 1 more)"},
+	} {
+		if got := qualityWhy(c.q); got != c.want {
+			t.Errorf("qualityWhy(%v) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
