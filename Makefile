@@ -56,13 +56,15 @@ test: build e2e-deps test-go test-fuzz test-race test-ext
 # test-go prints each package's result and the output of failing tests
 # (scripts/testreport reads go test -json), then every skipped test with
 # its reason, also kept in $(SKIPPED) for .ci/run to repeat at its end.
+# With CI=true a test skipped for a missing prerequisite (a tool, a
+# fixture) fails the run: a CI machine must have them all.
 SKIPPED := .cache/skipped-tests.txt
 test-go:
 	@mkdir -p .cache
 	CTXLS_BIN=$(CURDIR)/bin/ctxls \
 	CTXLS_CLAUDE_BIN=$(if $(wildcard $(CLAUDE_BIN)),$(CLAUDE_BIN)) \
 	CTXLS_FAKE_API=$(if $(wildcard $(FAKE_API)),$(FAKE_API)) \
-	$(GO) test -json -tags $(TAGS) -count=1 ./... | $(GO) run ./scripts/testreport -skips $(SKIPPED)
+	$(GO) test -json -tags $(TAGS) -count=1 ./... | $(GO) run ./scripts/testreport -skips $(SKIPPED) $(if $(filter true 1,$(CI)),-strict)
 
 # test-fuzz runs every fuzz target of the repository (each `func FuzzX` in
 # a _test.go file, found by grep so new ones are picked up) for FUZZTIME;

@@ -3,7 +3,9 @@
 // every failing test, and at the end every skipped test with the reason it
 // gave, which plain `go test` does not show. It writes the skipped tests to
 // -skips as well, for .ci/run to repeat at the very end of its run, and
-// exits 1 when any test or package failed (or nothing was read):
+// exits 1 when any test or package failed (or nothing was read), and with
+// -strict (make test-go passes it when CI=true) when a test was skipped for
+// a missing prerequisite:
 //
 //	go test -json ./... | go run ./scripts/testreport -skips .cache/skipped-tests.txt
 package main
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -29,6 +32,7 @@ type event struct {
 
 func main() {
 	skips := flag.String("skips", "", "also write the skipped tests to this file")
+	strict := flag.Bool("strict", false, "fail when a test was skipped for a missing prerequisite (CI=true)")
 	flag.Parse()
 	rep, err := read(os.Stdin, os.Stdout)
 	if err != nil {
@@ -43,9 +47,31 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if missing := rep.missing(); *strict && len(missing) > 0 {
+		fmt.Printf("FAIL: %d tests skipped for a missing prerequisite, which a CI machine must have (CI=true):\n  %s\n",
+			len(missing), strings.Join(missing, "\n  "))
+		os.Exit(1)
+	}
 	if rep.failed || rep.events == 0 {
 		os.Exit(1)
 	}
+}
+
+// prerequisite matches the reasons of tests skipped for want of something
+// the machine should have: a tool, a fixture, an environment variable that
+// make test sets. Other skips (a helper process, -short) are by design.
+var prerequisite = regexp.MustCompile(`(?i)\b(not set|not installed|not available|not found|no such file|go env GOROOT)\b`)
+
+// missing lists the tests skipped for a missing prerequisite, sorted.
+func (r *report) missing() []string {
+	var out []string
+	for k, why := range r.skipped {
+		if prerequisite.MatchString(why) {
+			out = append(out, k+": "+why)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // report is what read gathered.

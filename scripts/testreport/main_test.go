@@ -36,3 +36,20 @@ func TestRead(t *testing.T) {
 		t.Errorf("no skips: %q", got)
 	}
 }
+
+func TestMissing(t *testing.T) {
+	r := &report{skipped: map[string]string{
+		"p TestA": "a_test.go:9: CTXLS_BIN not set (run through make test)",
+		"p TestB": "nvim_test.go:3: nvim not installed (.ci/run installs Debian's neovim)",
+		"p TestC": "store_test.go:40: helper process of TestConcurrentWriters",
+		"p TestD": "nethttp_test.go:12: indexes real code",
+		"p TestE": "discover_test.go:23: fixture /x not available",
+	}}
+	got := strings.Join(r.missing(), "\n")
+	want := "p TestA: a_test.go:9: CTXLS_BIN not set (run through make test)\n" +
+		"p TestB: nvim_test.go:3: nvim not installed (.ci/run installs Debian's neovim)\n" +
+		"p TestE: discover_test.go:23: fixture /x not available"
+	if got != want {
+		t.Errorf("missing:\n%s\nwant\n%s", got, want)
+	}
+}
