@@ -80,6 +80,35 @@ var examples = map[string]string{
   ctxls memory rebuild --scope global`,
 	"memory import": `  ctxls memory import ~/.claude/memory-plugin --scope project
   ctxls memory import .claude/memory         # convert a scope's own directory in place`,
+	"memory promote": `  ctxls memory promote learning-flaky-ci-cause decision`,
+	"memory demote":  `  ctxls memory demote decision-sessions-live-in-redis learning`,
+	"memory edges": `  ctxls memory edges decision-sessions-live-in-redis
+  ctxls memory edges decision-sessions-live-in-redis --json`,
+	"memory impact": `  ctxls memory impact decision-sessions-live-in-redis
+  ctxls memory impact decision-sessions-live-in-redis --depth 2`,
+	"memory move":   `  ctxls memory move learning-flaky-ci-cause global`,
+	"memory rename": `  ctxls memory rename learning-flaky-ci-cause learning-ci-flakes-on-cold-cache`,
+	"memory tag":    `  ctxls memory tag gotcha-tokens-are-not-revocable security auth`,
+	"memory untag":  `  ctxls memory untag gotcha-tokens-are-not-revocable auth`,
+	"memory think": `  ctxls memory think create "Should sessions move out of Redis?"
+  ctxls memory think add "Redis is a single point of failure today"
+  ctxls memory think conclude "Keep Redis, add a replica" --promote decision`,
+	"memory think create": `  ctxls memory think create "Should sessions move out of Redis?"
+  ctxls memory think create --ref decision-sessions-live-in-redis "Revisit the session store"`,
+	"memory think add": `  ctxls memory think add "Redis is a single point of failure today"
+  ctxls memory think add --call claude "What would moving sessions to Postgres cost?"`,
+	"memory think counter": `  ctxls memory think counter "A replica removes the single point of failure"`,
+	"memory think branch":  `  ctxls memory think branch "What if sessions were stateless tokens instead?"`,
+	"memory think list": `  ctxls memory think list
+  ctxls memory think list --scope global`,
+	"memory think show": `  ctxls memory think show
+  ctxls memory think show --json`,
+	"memory think use": `  ctxls memory think list             # the ids
+  ctxls memory think use <ID>`,
+	"memory think conclude": `  ctxls memory think conclude "Keep Redis, add a replica"
+  ctxls memory think conclude "Keep Redis, add a replica" --promote decision --tags storage`,
+	"memory think delete":  `  ctxls memory think delete <ID>`,
+	"memory think catalog": `  ctxls memory think catalog           # the agents and output styles --agent, --style and --auto may use`,
 }
 
 // setExamples gives each command of the tree under c its example.

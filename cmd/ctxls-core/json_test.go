@@ -101,29 +101,45 @@ func TestJSONDocumented(t *testing.T) {
 		}
 	}
 	docs := documentedJSON(t)
-	runs := map[string][]string{
-		"ctxls index --json":             {"index", "--json"},
-		"ctxls stats --json":             {"stats", "--json"},
-		"ctxls stats --sessions --json":  {"stats", "--sessions", "--json"},
-		"ctxls sessions --json":          {"sessions", "--json"},
-		"ctxls sessions show --json":     {"sessions", "show", "json-1", "--json"},
-		"ctxls symbols --json":           {"symbols", "--json", "main.go"},
-		"ctxls query --json":             {"query", "--json", "--explain", "Greet"},
-		"ctxls context --json":           {"context", "--json", "--active-file", "main.go", "Greet"},
-		"ctxls context --session --json": {"context", "--json", "--session", "json-2", "Greet"},
-		"ctxls sources --json":           {"sources", "--json"},
-		"ctxls memory write --json":      {"memory", "write", "--json", "--type", "learning", "--title", "Hello is fine", "--tags", "i18n", "--content", "ok"},
-		"ctxls memory show --json":       {"memory", "show", "--json", "gotcha-greet-is-english-only"},
-		"ctxls memory list --json":       {"memory", "list", "--json"},
-		"ctxls memory search --json":     {"memory", "search", "--json", "greet"},
-		"ctxls memory graph --json":      {"memory", "graph", "--json"},
-		"ctxls memory health --json":     {"memory", "health", "--json"},
-		"ctxls memory rebuild --json":    {"memory", "rebuild", "--json"},
-		"ctxls daemon list --json":       {"daemon", "list", "--json"},
+	// In order: the think commands work on the document create makes.
+	runs := []struct {
+		name string
+		args []string
+	}{
+		{"ctxls index --json", []string{"index", "--json"}},
+		{"ctxls stats --json", []string{"stats", "--json"}},
+		{"ctxls stats --sessions --json", []string{"stats", "--sessions", "--json"}},
+		{"ctxls sessions --json", []string{"sessions", "--json"}},
+		{"ctxls sessions show --json", []string{"sessions", "show", "json-1", "--json"}},
+		{"ctxls symbols --json", []string{"symbols", "--json", "main.go"}},
+		{"ctxls query --json", []string{"query", "--json", "--explain", "Greet"}},
+		{"ctxls context --json", []string{"context", "--json", "--active-file", "main.go", "Greet"}},
+		{"ctxls context --session --json", []string{"context", "--json", "--session", "json-2", "Greet"}},
+		{"ctxls sources --json", []string{"sources", "--json"}},
+		{"ctxls memory write --json", []string{"memory", "write", "--json", "--type", "learning", "--title", "Hello is fine", "--tags", "i18n", "--content", "ok"}},
+		{"ctxls memory show --json", []string{"memory", "show", "--json", "gotcha-greet-is-english-only"}},
+		{"ctxls memory list --json", []string{"memory", "list", "--json"}},
+		{"ctxls memory search --json", []string{"memory", "search", "--json", "greet"}},
+		{"ctxls memory graph --json", []string{"memory", "graph", "--json"}},
+		{"ctxls memory health --json", []string{"memory", "health", "--json"}},
+		{"ctxls memory rebuild --json", []string{"memory", "rebuild", "--json"}},
+		{"ctxls daemon list --json", []string{"daemon", "list", "--json"}},
+		{"ctxls memory edges --json", []string{"memory", "edges", "--json", "gotcha-greet-is-english-only"}},
+		{"ctxls memory impact --json", []string{"memory", "impact", "--json", "gotcha-greet-is-english-only"}},
+		{"ctxls memory tag --json", []string{"memory", "tag", "--json", "decision-greetings-stay-short", "style"}},
+		{"ctxls memory think create --json", []string{"memory", "think", "create", "--json", "--ref", "gotcha-greet-is-english-only", "Should Greet speak French?"}},
+		{"ctxls memory think add --json", []string{"memory", "think", "add", "--json", "--non-interactive", "French users exist"}},
+		{"ctxls memory think show --json", []string{"memory", "think", "show", "--json"}},
+		{"ctxls memory think list --json", []string{"memory", "think", "list", "--json"}},
+		{"ctxls memory think conclude --json", []string{"memory", "think", "conclude", "--json", "--non-interactive", "--promote", "decision", "Keep English"}},
+		{"ctxls memory think catalog --json", []string{"memory", "think", "catalog", "--json"}},
 	}
 	snake := regexp.MustCompile(`^([a-z0-9_]+|\*)$`)
-	for name, args := range runs {
-		out, errOut, code := ctxls(t, root, args...)
+	ran := map[string]bool{}
+	for _, r := range runs {
+		name := r.name
+		ran[name] = true
+		out, errOut, code := ctxls(t, root, r.args...)
 		var v map[string]any
 		if err := json.Unmarshal([]byte(out), &v); err != nil || code > 1 {
 			t.Errorf("%s: exit %d, %v, %q %q", name, code, err, out, errOut)
@@ -161,7 +177,7 @@ func TestJSONDocumented(t *testing.T) {
 		}
 	}
 	for name := range docs {
-		if _, ok := runs[name]; !ok {
+		if !ran[name] {
 			t.Errorf("docs/json.md documents %s, which no test runs", name)
 		}
 	}
