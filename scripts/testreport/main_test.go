@@ -53,3 +53,14 @@ func TestMissing(t *testing.T) {
 		t.Errorf("missing:\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestSharedDirectorySkipsAreListedNotFatal(t *testing.T) {
+	r := &report{skipped: map[string]string{
+		"p TestA": "fixture corpus shared/fixtures/claude-memory-plugin not found beside the repository",
+		"p TestB": "nvim not installed",
+	}}
+	got := r.missing()
+	if len(got) != 1 || got[0] != "p TestB: nvim not installed" {
+		t.Fatalf("missing = %q, want only the nvim skip", got)
+	}
+}
