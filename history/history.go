@@ -232,26 +232,54 @@ func (g git) commits(ctx context.Context, hashes []string, an *analyzer.Analyzer
 }
 
 // parseLog reads records "\x01HASH TIME\nMESSAGE\x00\nFILE\x00FILE\x00…".
-// A record that does not parse (a message holding \x01) is dropped.
+// A \x01 not followed by a header is part of a message.
 func parseLog(r *bufio.Reader, an *analyzer.Analyzer) ([]store.Commit, error) {
 	var out []store.Commit
-	for {
-		rec, err := r.ReadBytes(recordStart)
-		if len(rec) > 0 && rec[len(rec)-1] == recordStart {
-			rec = rec[:len(rec)-1]
+	var rec []byte
+	flush := func() {
+		if c, ok := parseRecord(rec, an); ok {
+			out = append(out, c)
 		}
-		if len(rec) > 0 {
-			if c, ok := parseRecord(rec, an); ok {
-				out = append(out, c)
-			}
+		rec = rec[:0]
+	}
+	first := true
+	for {
+		frag, err := r.ReadBytes(recordStart)
+		if len(frag) > 0 && frag[len(frag)-1] == recordStart {
+			frag = frag[:len(frag)-1]
+		}
+		switch {
+		case first:
+			// Whatever precedes the first record's mark is no record.
+			first = false
+		case isHeader(frag):
+			flush()
+			rec = append(rec, frag...)
+		default:
+			rec = append(append(rec, recordStart), frag...)
 		}
 		if err == io.EOF {
+			flush()
 			return out, nil
 		}
 		if err != nil {
 			return out, err
 		}
 	}
+}
+
+// isHeader reports whether b starts with a record's "HASH TIME\n".
+func isHeader(b []byte) bool {
+	header, _, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		return false
+	}
+	hash, at, ok := strings.Cut(string(header), " ")
+	if !ok || !isHash(hash) {
+		return false
+	}
+	_, err := strconv.ParseInt(at, 10, 64)
+	return err == nil
 }
 
 func parseRecord(rec []byte, an *analyzer.Analyzer) (store.Commit, bool) {
