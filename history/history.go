@@ -346,3 +346,32 @@ func gitError(ctx context.Context, err error, stderr []byte) error {
 	}
 	return fmt.Errorf("git: %s", line)
 }
+
+// Status is one line on the stored history, for `ctxls stats`.
+func Status(ctx context.Context, st *store.Store) (string, error) {
+	version, err := st.Meta(ctx, MetaAnalyzer)
+	if err != nil {
+		return "", err
+	}
+	note, err := st.Meta(ctx, MetaNote)
+	if err != nil {
+		return "", err
+	}
+	n, mass, err := st.HistoryCounts(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case version == "":
+		return "not read yet (run 'ctxls index')", nil
+	case n == 0 && note != "":
+		return "none: " + note, nil
+	case n == 0:
+		return "none: no commits", nil
+	}
+	line := fmt.Sprintf("%d commits (%d mass changes without their files)", n, mass)
+	if note != "" {
+		line += "; " + note
+	}
+	return line, nil
+}

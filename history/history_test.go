@@ -111,8 +111,14 @@ func note(t *testing.T, st *store.Store) string {
 func TestUpdateFollowsHead(t *testing.T) {
 	root := newRepo(t)
 	st := open(t, root)
+	if line, err := Status(context.Background(), st); err != nil || !strings.HasPrefix(line, "not read yet") {
+		t.Errorf("status before: %q %v", line, err)
+	}
 	if sum := update(t, st, root); sum.Added != 3 || sum.Removed != 0 || sum.Note != "" {
 		t.Fatalf("cold update: %+v", sum)
+	}
+	if line, err := Status(context.Background(), st); err != nil || line != "3 commits (0 mass changes without their files)" {
+		t.Errorf("status: %q %v", line, err)
 	}
 	if sum := update(t, st, root); !sum.Skipped {
 		t.Errorf("same HEAD read again: %+v", sum)
@@ -233,6 +239,9 @@ func TestAbsentHistory(t *testing.T) {
 			}
 			if n, _, err := st.HistoryCounts(ctx); err != nil || n != 0 {
 				t.Errorf("%d commits stored, %v", n, err)
+			}
+			if line, err := Status(ctx, st); err != nil || !strings.HasPrefix(line, "none: "+tc.note) || strings.Contains(line, "\n") {
+				t.Errorf("status %q %v", line, err)
 			}
 		})
 	}
