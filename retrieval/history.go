@@ -3,15 +3,13 @@ package retrieval
 import (
 	"context"
 	"math"
-	"sort"
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/store"
 )
 
-// History signals of file ranking (docs/decisions/0094): the files of past
-// commits whose messages resemble the message, and the files that changed
-// together with the leading files.
+// The history signal of file ranking (docs/decisions/0094): the files of
+// past commits whose messages resemble the message.
 const (
 	// similarCommits is how many of the best-matching past commits credit
 	// their files.
@@ -22,11 +20,6 @@ const (
 	// maxHistoryTerms bounds the terms of the commit search (the most
 	// informative of the message).
 	maxHistoryTerms = 40
-	// coChangeSeeds is how many leading files of the first ranking seed
-	// co-change (active files seed it too).
-	coChangeSeeds = 3
-	// coChangeCommits bounds the commits read per seed: its newest.
-	coChangeCommits = 200
 )
 
 // historyTerms are the terms of the commit search: the message's own
@@ -82,44 +75,6 @@ func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[
 		}
 	}
 	normalise(out)
-	return out, nil
-}
-
-// coChangeFiles scores files by how often they changed together with the
-// seeds (most important first): per seed, the share of its commits that
-// touched the file too, weighted 1/(rank+1), summed and divided by the
-// weights' sum.
-func coChangeFiles(ctx context.Context, st *store.Store, seeds []string) (map[string]float64, error) {
-	if len(seeds) == 0 {
-		return nil, nil
-	}
-	total, shared, err := st.CoChange(ctx, seeds, coChangeCommits)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]float64{}
-	var wsum float64
-	for i, s := range seeds {
-		w := 1 / float64(i+1)
-		wsum += w
-		n := total[s]
-		if n == 0 {
-			continue
-		}
-		partners := make([]string, 0, len(shared[s]))
-		for p := range shared[s] {
-			partners = append(partners, p)
-		}
-		sort.Strings(partners)
-		for _, p := range partners {
-			// One more commit in the denominator: a single shared
-			// commit is weak evidence of coupling.
-			out[p] += w * float64(shared[s][p]) / float64(n+1)
-		}
-	}
-	for p := range out {
-		out[p] /= wsum
-	}
 	return out, nil
 }
 

@@ -100,35 +100,3 @@ func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
 		t.Errorf("with history: %s %+v", f.Path, f.Signals)
 	}
 }
-
-func TestCoChangeFollowsTheLeadingFile(t *testing.T) {
-	root := t.TempDir()
-	gitIn(t, root, "init", "-q")
-	for _, msg := range []string{"one", "two", "three"} {
-		writeFiles(t, root, map[string]string{
-			"render/page.go":  "package render\n\n// Page draws a page.\nfunc Page() {}\n// " + msg + "\n",
-			"render/style.go": "package render\n\n// Style holds colours.\ntype Style struct{}\n// " + msg + "\n",
-			"other/x.go":      "package other\n\n// X is unrelated.\nfunc X() {}\n",
-		})
-		gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
-		gitIn(t, root, "commit", "-q", "-m", "change "+msg)
-	}
-	// other/x.go changes alone from now on.
-	for _, msg := range []string{"four", "five"} {
-		writeFiles(t, root, map[string]string{"other/x.go": "package other\n\n// X is unrelated.\nfunc X() {}\n// " + msg + "\n"})
-		gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
-		gitIn(t, root, "commit", "-q", "-m", "tweak x "+msg)
-	}
-	st := indexRoot(t, root)
-	resp, err := Query(context.Background(), st, Request{Text: "Page draws wrongly", Limit: 5, MinRelevance: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range resp.Files {
-		got[f.Path] = f.Signals.CoChange
-	}
-	if got["render/style.go"] <= got["other/x.go"] || got["render/style.go"] <= 0 {
-		t.Errorf("co-change: %v; want render/style.go above other/x.go", got)
-	}
-}

@@ -113,9 +113,8 @@ const (
 	fwActive   = 0.25
 	fwSize     = 0.8
 	fwScope    = 0.8
-	// History weights: decision 0094.
-	fwHistory  = 0.3
-	fwCoChange = 0.2
+	// fwHistory weighs past commits like the message (decision 0094).
+	fwHistory = 1.0
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -691,7 +690,6 @@ type FileSignals struct {
 	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
 	Scope    float64 `json:"scope"`    // a directory on its path named by the message's subject (scopes)
 	History  float64 `json:"history"`  // past commits whose messages resemble the message touched it (pastCommitFiles)
-	CoChange float64 `json:"cochange"` // changed together with the leading and active files (coChangeFiles)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
@@ -699,7 +697,7 @@ type FileSignals struct {
 func fileScore(s FileSignals) float64 {
 	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
 		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope +
-		fwHistory*s.History + fwCoChange*s.CoChange) * s.Demotion
+		fwHistory*s.History) * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
@@ -830,41 +828,16 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 		return list[a].id < list[b].id
 	}
 	sort.Slice(list, byScore)
-	// History: the files of past commits like the message, and the files
-	// that change together with the leading and the active ones.
+	// History: the files of past commits whose messages resemble the
+	// message.
 	hist, err := pastCommitFiles(ctx, st, hterms)
 	if err != nil {
 		return nil, err
 	}
-	var seedIDs []int64
-	for i, f := range list {
-		if i < coChangeSeeds || f.sig.Active > 0 {
-			seedIDs = append(seedIDs, f.id)
-		}
-	}
-	seedEnts, err := st.EntitiesByID(ctx, seedIDs)
-	if err != nil {
-		return nil, err
-	}
-	var seeds []string
-	for _, id := range seedIDs {
-		if e, ok := seedEnts[id]; ok {
-			seeds = append(seeds, e.Path)
-		}
-	}
-	co, err := coChangeFiles(ctx, st, seeds)
-	if err != nil {
-		return nil, err
-	}
-	if len(hist)+len(co) > 0 {
-		paths := make([]string, 0, len(hist)+len(co))
+	if len(hist) > 0 {
+		paths := make([]string, 0, len(hist))
 		for p := range hist {
 			paths = append(paths, p)
-		}
-		for p := range co {
-			if _, ok := hist[p]; !ok {
-				paths = append(paths, p)
-			}
 		}
 		sort.Strings(paths)
 		ids, err := st.FileIDsByPath(ctx, paths)
@@ -886,7 +859,7 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 				i = len(list) - 1
 				at[id] = i
 			}
-			list[i].sig.History, list[i].sig.CoChange = hist[p], co[p]
+			list[i].sig.History = hist[p]
 			list[i].score = fileScore(list[i].sig)
 		}
 		sort.Slice(list, byScore)

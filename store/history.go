@@ -193,47 +193,6 @@ func (s *Store) CommitFiles(ctx context.Context, ids []int64) (map[int64][]strin
 	return out, err
 }
 
-// CoChange counts, for each path, the newest limit recorded commits that
-// touched it and, per other tracked file, how many of those touched that
-// file too: path → (commits, partner → shared commits).
-func (s *Store) CoChange(ctx context.Context, paths []string, limit int) (map[string]int, map[string]map[string]int, error) {
-	total := map[string]int{}
-	shared := map[string]map[string]int{}
-	for _, p := range paths {
-		rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`WITH mine AS (
-				SELECT c.id FROM commit_files cf JOIN commits c ON c.id = cf.commit_id
-				WHERE cf.path = ? ORDER BY c.at DESC, c.id DESC LIMIT %d)
-			SELECT '', count(*) FROM mine
-			UNION ALL
-			SELECT cf.path, count(*) FROM commit_files cf JOIN files f ON f.path = cf.path
-			WHERE f.skip = '' AND cf.commit_id IN (SELECT id FROM mine) AND cf.path != ? GROUP BY cf.path`, limit), p, p)
-		if err != nil {
-			return nil, nil, classify(fmt.Errorf("co-change of %s: %w", p, err))
-		}
-		m := map[string]int{}
-		for rows.Next() {
-			var q string
-			var n int
-			if err := rows.Scan(&q, &n); err != nil {
-				rows.Close()
-				return nil, nil, classify(err)
-			}
-			if q == "" {
-				total[p] = n
-			} else {
-				m[q] = n
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, nil, classify(err)
-		}
-		shared[p] = m
-	}
-	return total, shared, nil
-}
-
 // FileIDsByPath returns the ids of tracked files by path.
 func (s *Store) FileIDsByPath(ctx context.Context, paths []string) (map[string]int64, error) {
 	out := map[string]int64{}
