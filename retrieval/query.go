@@ -12,8 +12,9 @@
 //  4. structural: a personalised PageRank over the entity graph, restarted
 //     at the seeds (exact matches, named and active files, top lexical hits),
 //     so that callers, callees and definitions of what is in play rank up;
-//  5. fuse the signals into one score, aggregate to files, and abstain when
-//     the best candidate's relevance is below the threshold.
+//  5. fuse the signals into one score, aggregate to files (with the files of
+//     past commits whose messages resemble the message: history.go), and
+//     abstain when the best candidate's relevance is below the threshold.
 package retrieval
 
 import (
