@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
@@ -207,6 +208,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		if err == nil {
 			err = recordHead(ctx, st, head)
 		}
+		if err == nil {
+			updateHistory(ctx, st, opts, head)
+		}
 		sum.Files = len(cands)
 		explainEmpty(&sum, opts)
 		sum.Seconds = time.Since(start).Seconds()
@@ -233,6 +237,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	if err := recordHead(ctx, st, head); err != nil {
 		return sum, err
 	}
+	updateHistory(ctx, st, opts, head)
 	sum.Files = len(cands) + unchanged
 	explainEmpty(&sum, opts)
 	sum.Seconds = time.Since(start).Seconds()
@@ -1024,4 +1029,20 @@ func uniq(ids []int64) []int64 {
 		}
 	}
 	return out
+}
+
+// updateHistory brings the git history in line with head (package
+// history). The history is an extra signal: a failure is logged, never
+// the run's.
+func updateHistory(ctx context.Context, st *store.Store, opts Options, head string) {
+	sum, err := history.Update(ctx, st, opts.Root, head)
+	if opts.Log == nil {
+		return
+	}
+	switch {
+	case err != nil:
+		opts.Log.Warn("git history not updated", zap.Error(err))
+	case !sum.Skipped:
+		opts.Log.Info("git history", zap.Int("added", sum.Added), zap.Int("removed", sum.Removed), zap.String("note", sum.Note))
+	}
 }

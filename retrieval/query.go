@@ -12,8 +12,9 @@
 //  4. structural: a personalised PageRank over the entity graph, restarted
 //     at the seeds (exact matches, named and active files, top lexical hits),
 //     so that callers, callees and definitions of what is in play rank up;
-//  5. fuse the signals into one score, aggregate to files, and abstain when
-//     the best candidate's relevance is below the threshold.
+//  5. fuse the signals into one score, aggregate to files (with the files of
+//     past commits whose messages resemble the message: history.go), and
+//     abstain when the best candidate's relevance is below the threshold.
 package retrieval
 
 import (
@@ -113,6 +114,8 @@ const (
 	fwActive   = 0.25
 	fwSize     = 0.8
 	fwScope    = 0.8
+	// fwHistory weighs past commits like the message (decision 0094).
+	fwHistory = 1.0
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -451,7 +454,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	})
 	if !req.EntitiesOnly {
 		wt := wholeTerms(req.Text, terms, df, total, messageTriggers)
-		files, err := rankFiles(ctx, st, req.Text, cands, wt, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		ht := historyTerms(req.Text, terms, fromMessage)
+		files, err := rankFiles(ctx, st, req.Text, cands, wt, ht, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -746,13 +750,15 @@ type FileSignals struct {
 	Active   float64 `json:"active"`   // an active file
 	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
 	Scope    float64 `json:"scope"`    // a directory on its path named by the message's subject (scopes)
+	History  float64 `json:"history"`  // past commits whose messages resemble the message touched it (pastCommitFiles)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
 // fileScore fuses a file's signals.
 func fileScore(s FileSignals) float64 {
 	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
-		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope) * s.Demotion
+		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope +
+		fwHistory*s.History) * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
@@ -761,7 +767,7 @@ func fileScore(s FileSignals) float64 {
 // of what the file matches, and exact, graph and activity signals from its
 // best entity; the leading files are then re-ordered by their size prior and
 // by the directories the message's subject names (text is the message).
-func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms, hterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
 	// source's statistics leave tests and docs out (decision 0073), and
 	// those are searched only as deep as the message's interest in them.
@@ -876,12 +882,49 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 		}
 		f.score = fileScore(f.sig)
 	}
-	sort.Slice(list, func(a, b int) bool {
+	byScore := func(a, b int) bool {
 		if list[a].score != list[b].score {
 			return list[a].score > list[b].score
 		}
 		return list[a].id < list[b].id
-	})
+	}
+	sort.Slice(list, byScore)
+	// History: the files of past commits whose messages resemble the
+	// message.
+	hist, err := pastCommitFiles(ctx, st, hterms)
+	if err != nil {
+		return nil, err
+	}
+	if len(hist) > 0 {
+		paths := make([]string, 0, len(hist))
+		for p := range hist {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		ids, err := st.FileIDsByPath(ctx, paths)
+		if err != nil {
+			return nil, err
+		}
+		at := make(map[int64]int, len(list))
+		for i, f := range list {
+			at[f.id] = i
+		}
+		for _, p := range paths {
+			id, ok := ids[p]
+			if !ok {
+				continue
+			}
+			i, ok := at[id]
+			if !ok {
+				list = append(list, scored{id: id, sig: FileSignals{Demotion: 1}})
+				i = len(list) - 1
+				at[id] = i
+			}
+			list[i].sig.History = hist[p]
+			list[i].score = fileScore(list[i].sig)
+		}
+		sort.Slice(list, byScore)
+	}
 	// Paths and sizes are needed for the demotion and the size prior, which
 	// re-order only these leading files; look at enough files that demoted
 	// ones can be replaced.

@@ -9,9 +9,10 @@ import (
 
 // codeTables are the tables derived from the workspace's code: what a
 // rebuild replaces. Everything else in the file is kept as it is: meta
-// (apart from the keys the indexer owns), memories and fts_memories, and the
-// fts5vocab tables, which read whichever table has the name they were
-// declared over. Sessions and activity are in the state database.
+// (apart from the keys the indexer owns), memories and fts_memories, the
+// git history (commits, commit_files, fts_commits: package history keeps
+// it), and the fts5vocab tables, which read whichever table has the name
+// they were declared over. Sessions and activity are in the state database.
 var codeTables = []string{"files", "entities", "refs", "fts", "fts_files", "fts_files_aside"}
 
 // rebuildPrefix names a rebuild's copy of a code table. FTS5 names its own

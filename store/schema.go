@@ -7,7 +7,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -234,6 +234,34 @@ DROP TABLE main.session_pending;
 DROP TABLE main.session_injected;
 DROP TABLE main.session_stats;
 DROP TABLE main.activity;
+`,
+	// Version 6: the git history of the workspace (package history,
+	// docs/decisions/0094): each commit reachable from HEAD with its
+	// analysed message and the files it touched, for the history signals
+	// of file ranking. Derived from the repository like everything else.
+	5: `
+-- One row per commit reachable from HEAD (the newest history.MaxCommits).
+-- skip says why its files were not recorded ('mass': too many to tell
+-- anything); nfiles counts the files it touched either way.
+CREATE TABLE commits (
+	id     INTEGER PRIMARY KEY,
+	hash   TEXT NOT NULL UNIQUE,
+	at     INTEGER NOT NULL,           -- committer time, Unix seconds
+	nfiles INTEGER NOT NULL,
+	skip   TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE commit_files (
+	commit_id INTEGER NOT NULL,
+	path      TEXT NOT NULL,
+	PRIMARY KEY (commit_id, path)
+) WITHOUT ROWID;
+CREATE INDEX commit_files_path ON commit_files(path);
+-- Analysed commit messages, rowid = commits.id.
+CREATE VIRTUAL TABLE fts_commits USING fts5(
+	msg,
+	content='', contentless_delete=1, detail=full,
+	tokenize='unicode61 remove_diacritics 0'
+);
 `,
 }
 

@@ -53,6 +53,7 @@ const (
 // run executes the command line and maps errors to exit codes.
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd(args)
+	args = queryArgs(root, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {

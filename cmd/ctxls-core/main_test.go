@@ -68,6 +68,17 @@ func TestCLIContract(t *testing.T) {
 		t.Errorf("context: %d %q", code, out)
 	}
 
+	// Message text that starts with "-" is text, through the thin client
+	// and through ctxls-core (--refresh is left to it).
+	for _, args := range [][]string{
+		{"query", "--json", "-v Greet is ignored"},
+		{"query", "--refresh", "--json", "--color=auto breaks Greet", "--limit", "3"},
+	} {
+		if out, errOut, code := ctxls(t, root, args...); code != 0 || !strings.Contains(out, "main.go") {
+			t.Errorf("%q: exit %d, %q %q", args, code, out, errOut)
+		}
+	}
+
 	usage := [][]string{
 		{"query"},                      // empty query
 		{"query", "   "},               // blank query

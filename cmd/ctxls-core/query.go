@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/analyzer"
@@ -298,8 +300,8 @@ func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
 		fmt.Fprintf(w, "  %6.3f  %s\n", f.Score, f.Path)
 		if explain && f.Signals != nil {
 			s := f.Signals
-			fmt.Fprintf(w, "          whole %.2f lexical %.2f coverage %.2f exact %.2f graph %.2f active %.2f × demotion %.2f\n",
-				s.Whole, s.Lexical, s.Coverage, s.Exact, s.Graph, s.Active, s.Demotion)
+			fmt.Fprintf(w, "          whole %.2f lexical %.2f coverage %.2f exact %.2f graph %.2f active %.2f size %.2f scope %.2f history %.2f × demotion %.2f\n",
+				s.Whole, s.Lexical, s.Coverage, s.Exact, s.Graph, s.Active, s.Size, s.Scope, s.History, s.Demotion)
 		}
 	}
 	fmt.Fprintln(w, "entities:")
@@ -446,4 +448,84 @@ func abstention(c *retrieval.Context) string {
 		return c.Reason
 	}
 	return "nothing relevant was found"
+}
+
+// queryArgs rewrites a `query` command line in which an argument starting
+// with "-" is message text, not a flag ("-v is ignored", "--color=auto
+// breaks the pager": a whole message in one argument), so that the flag
+// parser takes it as text: the flags first, then "--" and the words in
+// their order. Other command lines are returned as they are.
+func queryArgs(root *cobra.Command, args []string) []string {
+	if len(args) == 0 || args[0] != "query" {
+		return args
+	}
+	cmd, _, err := root.Find(args[:1])
+	if err != nil || cmd == root {
+		return args
+	}
+	lookup := func(a string) *pflag.Flag {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "--") {
+			if f := cmd.Flags().Lookup(name); f != nil {
+				return f
+			}
+			return cmd.InheritedFlags().Lookup(name)
+		}
+		if f := cmd.Flags().ShorthandLookup(name); f != nil {
+			return f
+		}
+		return cmd.InheritedFlags().ShorthandLookup(name)
+	}
+	var flags, words []string
+	moved := false
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			words = append(words, rest[i+1:]...)
+			i = len(rest)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			words = append(words, a)
+		case !flagShaped(a) || lookup(a) == nil && strings.ContainsFunc(a, unicode.IsSpace):
+			// Not a flag, or no flag of query's and spaced like a
+			// sentence ("--color=auto breaks the pager").
+			words = append(words, a)
+			moved = true
+		default:
+			flags = append(flags, a)
+			// A flag that takes a value and has none attached takes the
+			// next argument.
+			f := lookup(a)
+			if f != nil && f.NoOptDefVal == "" && !strings.Contains(a, "=") && (strings.HasPrefix(a, "--") || len(a) == 2) && i+1 < len(rest) {
+				i++
+				flags = append(flags, rest[i])
+			}
+		}
+	}
+	if !moved {
+		return args
+	}
+	out := append([]string{args[0]}, flags...)
+	return append(append(out, "--"), words...)
+}
+
+// flagShaped reports whether a, which starts with "-", can be a flag: a
+// name of letters, digits, "-" and "_" (then "=value" for a long flag).
+// Anything else ("-v is ignored", "-5%") is message text.
+func flagShaped(a string) bool {
+	name := strings.TrimPrefix(a, "-")
+	long := strings.HasPrefix(name, "-")
+	if long {
+		name, _, _ = strings.Cut(name[1:], "=")
+	}
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

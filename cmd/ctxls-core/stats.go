@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
@@ -69,12 +70,17 @@ N sessions of the last 30 days (see 'ctxls sessions').`,
 			if err != nil {
 				return err
 			}
+			hist, err := history.Status(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {
 					store.Stats
-					State  string       `json:"state"`
-					Health index.Health `json:"health"`
-				}{s, h.String(), h})
+					State   string       `json:"state"`
+					Health  index.Health `json:"health"`
+					History string       `json:"history"`
+				}{s, h.String(), h, hist})
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "index %s (%.1f MB)\n", st.Path(), float64(s.Bytes)/1e6)
@@ -82,6 +88,7 @@ N sessions of the last 30 days (see 'ctxls sessions').`,
 			fmt.Fprintf(w, "files:      %d (%d parsed, %d skipped)\n", s.Files, s.Parsed, s.Skipped)
 			fmt.Fprintf(w, "entities:   %d\n", s.Entities)
 			fmt.Fprintf(w, "references: %d (%d resolved)\n", s.Refs, s.Resolved)
+			fmt.Fprintf(w, "history:    %s\n", hist)
 			printCounts(w, "by kind", s.ByKind)
 			printCounts(w, "by language", s.ByLang)
 			printCounts(w, "skipped", s.SkipReasons)

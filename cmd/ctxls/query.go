@@ -38,7 +38,9 @@ func parseQuery(args []string) (q query, ok bool) {
 			words = append(words, args[i+1:]...)
 			break
 		}
-		if a == "-" || !strings.HasPrefix(a, "-") {
+		if a == "-" || !strings.HasPrefix(a, "-") || !flagShaped(a) {
+			// Message text may start with "-" ("-v is ignored"): what
+			// cannot be a flag is a word.
 			words = append(words, a)
 			continue
 		}
@@ -115,4 +117,23 @@ func (q *query) request() (req *hookcall.Request, ok bool) {
 	}
 	return &hookcall.Request{Root: root, Query: &hookcall.Query{Text: q.text, Limit: q.limit,
 		MinRelevance: q.minRelevance, ActiveFiles: active, JSON: q.json, Explain: q.explain}}, true
+}
+
+// flagShaped reports whether a, which starts with "-", can be a flag: a
+// name of letters, digits, "-" and "_" (then "=value" for a long flag), as
+// ctxls-core decides.
+func flagShaped(a string) bool {
+	name := strings.TrimPrefix(a, "-")
+	if strings.HasPrefix(name, "-") {
+		name, _, _ = strings.Cut(name[1:], "=")
+	}
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -31,7 +31,13 @@ func TestParseQuery(t *testing.T) {
 		{[]string{"--min-relevance", "0.4", "q"}, query{root: ".", text: "q", limit: 10, minRelevance: 0.4}, true},
 		{[]string{"--min-relevance=-3", "q"}, query{root: ".", text: "q", limit: 10}, true},
 		{[]string{"--", "--json", "-x"}, query{root: ".", text: "--json -x", limit: 10}, true},
-		{[]string{"- x"}, query{}, false}, // shorthand flags to pflag
+		// Message text that starts with "-" is text, wherever it is.
+		{[]string{"- x"}, query{root: ".", text: "- x", limit: 10}, true},
+		{[]string{"--json", "-v is ignored", "--limit", "3"}, query{root: ".", text: "-v is ignored", json: true, limit: 3}, true},
+		// An unknown flag, even spaced like a sentence, is ctxls-core's
+		// to judge.
+		{[]string{"--color=auto breaks the pager"}, query{}, false},
+		{[]string{"-5%"}, query{root: ".", text: "-5%", limit: 10}, true},
 		// ctxls-core's business: it reads stdin, refreshes, helps, or
 		// reports the mistake.
 		{[]string{"-"}, query{}, false},

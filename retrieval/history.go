@@ -1,0 +1,93 @@
+package retrieval
+
+import (
+	"context"
+	"math"
+
+	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/store"
+)
+
+// The history signal of file ranking (docs/decisions/0094): the files of
+// past commits whose messages resemble the message.
+const (
+	// similarCommits is how many of the best-matching past commits credit
+	// their files.
+	similarCommits = 30
+	// commitSizePower divides a commit's credit among its files: a commit
+	// of n files gives each similarity / n^power.
+	commitSizePower = 0.5
+	// maxHistoryTerms bounds the terms of the commit search (the most
+	// informative of the message).
+	maxHistoryTerms = 40
+)
+
+// historyTerms are the terms of the commit search: the message's own
+// terms, the most informative first (terms are sorted by weighted IDF), at
+// most maxHistoryTerms, each repeated as often as the message repeats it
+// (at most maxQueryTF times).
+func historyTerms(text string, terms []string, fromMessage map[string]bool) []string {
+	qtf := map[string]int{}
+	analyzer.New().Each(text, func(t string) { qtf[t]++ })
+	var out []string
+	n := 0
+	for _, t := range terms {
+		if !fromMessage[t] {
+			continue
+		}
+		if n++; n > maxHistoryTerms {
+			break
+		}
+		for range min(max(qtf[t], 1), maxQueryTF) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// pastCommitFiles scores files by the past commits whose messages match
+// terms: each of the best similarCommits commits credits each of its files
+// that the index still tracks with its BM25 similarity (relative to the
+// best commit's) divided by its size to commitSizePower. Scores are
+// normalised to the best file.
+func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[string]float64, error) {
+	hits, err := st.SimilarCommits(ctx, terms, similarCommits)
+	if err != nil || len(hits) == 0 {
+		return nil, err
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	files, err := st.CommitFiles(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	best := hits[0].Score
+	out := map[string]float64{}
+	for _, h := range hits { // best first: a fixed order of the sums
+		if best <= 0 {
+			break
+		}
+		credit := h.Score / best / math.Pow(float64(max(h.NFiles, 1)), commitSizePower)
+		for _, p := range files[h.ID] {
+			out[p] += credit
+		}
+	}
+	normalise(out)
+	return out, nil
+}
+
+// normalise scales m so that its largest value is 1.
+func normalise(m map[string]float64) {
+	var best float64
+	for _, v := range m {
+		best = math.Max(best, v)
+	}
+	if best <= 0 {
+		return
+	}
+	for k := range m {
+		m[k] /= best
+	}
+}

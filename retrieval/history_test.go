@@ -1,0 +1,102 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/store"
+)
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(abs), 0o755)
+		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// historyRepo is a repository whose past fix of "hangs" touched dial.go,
+// while pool.go matches the word "connection" more often.
+func historyRepo(t *testing.T, withGit bool) string {
+	t.Helper()
+	root := t.TempDir()
+	steps := []struct {
+		msg   string
+		files map[string]string
+	}{
+		{"first version", map[string]string{
+			"net/dial.go":  "package net\n\n// Dial opens a connection to addr.\nfunc Dial(addr string) error { return connect(addr) }\n\nfunc connect(a string) error { return nil }\n",
+			"net/pool.go":  "package net\n\n// Pool keeps idle connection objects; a connection is reused.\ntype Pool struct{ idle []connection }\n\ntype connection struct{}\n\n// Get returns an idle connection.\nfunc (p *Pool) Get() connection { return connection{} }\n",
+			"cache/lru.go": "package cache\n\n// LRU evicts the least recently used entry.\ntype LRU struct{}\n",
+		}},
+		{"client hangs forever when the server never answers: stop after a deadline", map[string]string{
+			"net/dial.go": "package net\n\n// Dial opens a connection to addr.\nfunc Dial(addr string) error { return connect(addr) }\n\nfunc connect(a string) error { return nil } // bounded\n",
+		}},
+		{"evict the oldest entries first", map[string]string{
+			"cache/lru.go": "package cache\n\n// LRU evicts the least recently used entry.\ntype LRU struct{ n int }\n",
+		}},
+	}
+	if withGit {
+		gitIn(t, root, "init", "-q")
+	}
+	for _, s := range steps {
+		writeFiles(t, root, s.files)
+		if withGit {
+			gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
+			gitIn(t, root, "commit", "-q", "-m", s.msg)
+		}
+	}
+	return root
+}
+
+func indexRoot(t *testing.T, root string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
+	const text = "the connection hangs when the server never answers"
+	top := func(st *store.Store) FileResult {
+		t.Helper()
+		resp, err := Query(context.Background(), st, Request{Text: text, Limit: 5, MinRelevance: -1})
+		if err != nil || len(resp.Files) == 0 {
+			t.Fatalf("Query: %v %+v", err, resp)
+		}
+		return resp.Files[0]
+	}
+	// Without history the word "connection" decides: pool.go.
+	if f := top(indexRoot(t, historyRepo(t, false))); f.Path != "net/pool.go" || f.Signals.History != 0 {
+		t.Fatalf("without history: %s %+v", f.Path, f.Signals)
+	}
+	// With it, the file the past fix of a hang touched.
+	if f := top(indexRoot(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
+		t.Errorf("with history: %s %+v", f.Path, f.Signals)
+	}
+}
