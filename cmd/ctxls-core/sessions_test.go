@@ -75,7 +75,8 @@ func TestSessionsReportInjectionsAndUse(t *testing.T) {
 		t.Errorf("sessions before any: %d %q", code, out)
 	}
 
-	const sess, prompt = "sess-use", "Why does AuthService.Login reject valid passwords?"
+	// The prompt names code in two files, so that two are injected.
+	const sess, prompt = "sess-use", "Why does AuthService.Login reject valid passwords from HandleLogin?"
 	injected := hookCall(t, root, "user-prompt-submit", map[string]any{"session_id": sess, "hook_event_name": "UserPromptSubmit", "prompt": prompt})
 	if !strings.Contains(injected, "auth/auth.go") {
 		t.Fatalf("the prompt injected no auth/auth.go: %q", injected)
