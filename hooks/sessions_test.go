@@ -16,8 +16,10 @@ import (
 func TestPromptHistoryThroughBinary(t *testing.T) {
 	root := workspace(t)
 	const sess = "sess-history"
+	// The prompt names code in each of three files, so that all three
+	// are injected (a distant file leaves the focus).
 	out, _ := hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "hook_event_name": "UserPromptSubmit",
-		"prompt": "Why does AuthService.Login reject valid passwords?"}))
+		"prompt": "Why does AuthService.Login reject valid passwords from HandleLogin with ErrDenied?"}))
 	injected := contextOf(t, "user-prompt-submit", out)
 	for _, f := range []string{"auth/auth.go", "auth/handler.go", "auth/errors.go"} {
 		if !strings.Contains(injected, f) {
