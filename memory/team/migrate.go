@@ -63,10 +63,14 @@ CREATE TABLE terms (
 	term    text   NOT NULL,
 	slug    text   NOT NULL,
 	wtf     real   NOT NULL,
+	-- doclen repeats the memory's so that scoring reads this table only.
+	doclen  integer NOT NULL,
 	PRIMARY KEY (project, term, slug),
 	FOREIGN KEY (project, slug) REFERENCES memories ON DELETE CASCADE ON UPDATE CASCADE
 );
 CREATE INDEX terms_slug ON terms (project, slug);
+-- BM25's collection statistics come from this index, not the wide rows.
+CREATE INDEX memories_doclen ON memories (project) INCLUDE (doclen);
 `},
 }
 

@@ -34,55 +34,51 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	type cand struct {
-		score   float64
-		matched []string
-	}
-	var n, avgdl float64
+	var n float64
 	df := map[string]float64{}
-	cands := map[string]*cand{}
+	var hits []memory.Hit
+	var matched [][]string
+	types := make([]string, 0, len(q.Types))
+	for _, t := range q.Types {
+		types = append(types, string(t))
+	}
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		// One snapshot for the statistics and the postings.
-		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(avg(doclen), 0) FROM memories WHERE project = $1`, s.project).Scan(&n, &avgdl); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, `SELECT t.term, t.slug, t.wtf, m.doclen FROM terms t JOIN memories m USING (project, slug)
-			WHERE t.project = $1 AND t.term = ANY($2)`, s.project, terms)
+		// One snapshot for the statistics and the ranking.
+		rows, err := tx.Query(ctx, `SELECT term, count(*) FROM terms WHERE project = $1 AND term = ANY($2) GROUP BY term`, s.project, terms)
 		if err != nil {
 			return err
 		}
-		type posting struct {
-			term, slug string
-			wtf        float64
-			dl         float64
+		var term string
+		var c float64
+		if _, err := pgx.ForEachRow(rows, []any{&term, &c}, func() error { df[term] = c; return nil }); err != nil {
+			return err
 		}
-		var ps []posting
-		var p posting
-		var wtf float32
-		var dl int32
-		_, err = pgx.ForEachRow(rows, []any{&p.term, &p.slug, &wtf, &dl}, func() error {
-			p.wtf, p.dl = float64(wtf), float64(dl)
-			ps = append(ps, p)
-			df[p.term]++
+		if len(df) == 0 {
 			return nil
-		})
+		}
+		// BM25 (FTS5's form) over the weighted term frequencies; the
+		// scoring stays in the server, which returns only the best.
+		// Filters join the memories before the limit; without them only
+		// the best are joined.
+		sqlText := searchSQL
+		if len(types) > 0 || len(q.Tags) > 0 {
+			sqlText = searchFilteredSQL
+		}
+		rows, err = tx.Query(ctx, sqlText, s.project, mapKeys(df), mapValues(df), types, nonNil(q.Tags), bm25K1, bm25B, q.Limit)
 		if err != nil {
 			return err
 		}
-		for _, p := range ps {
-			c := cands[p.slug]
-			if c == nil {
-				c = &cand{}
-				cands[p.slug] = c
-			}
-			norm := 1.0
-			if avgdl > 0 {
-				norm = 1 - bm25B + bm25B*p.dl/avgdl
-			}
-			c.score += bm25IDF(n, df[p.term]) * p.wtf * (bm25K1 + 1) / (p.wtf + bm25K1*norm)
-			c.matched = append(c.matched, p.term)
-		}
-		return nil
+		hits, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (memory.Hit, error) {
+			var h memory.Hit
+			var typ string
+			var m []string
+			sm := &h.Summary
+			err := r.Scan(&sm.Slug, &typ, &sm.Title, &sm.Tags, &sm.Severity, &sm.Files, &sm.Created, &sm.Updated, &h.Score, &m, &n)
+			s.fillSummary(sm, typ)
+			matched = append(matched, m)
+			return h, err
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -91,78 +87,59 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	for _, t := range terms {
 		idf[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
 	}
-	slugs := make([]string, 0, len(cands))
-	for sl := range cands {
-		slugs = append(slugs, sl)
-	}
-	sort.Slice(slugs, func(a, b int) bool {
-		ca, cb := cands[slugs[a]], cands[slugs[b]]
-		if ca.score != cb.score {
-			return ca.score > cb.score
-		}
-		return slugs[a] < slugs[b]
-	})
-	sums, err := s.summaries(ctx, slugs)
-	if err != nil {
-		return nil, err
-	}
-	var hits []memory.Hit
-	for _, sl := range slugs {
-		sm, ok := sums[sl]
-		if !ok || !keep(sm, q) {
-			continue
-		}
-		c := cands[sl]
-		hits = append(hits, memory.Hit{Summary: sm, Score: c.score, Relevance: memory.Coverage(terms, c.matched, idf)})
-		if len(hits) == q.Limit {
-			break
-		}
+	for i := range hits {
+		hits[i].Relevance = memory.Coverage(terms, matched[i], idf)
 	}
 	return hits, nil
 }
 
-// bm25IDF is FTS5's BM25 IDF, floored as FTS5 floors it so that a term in
-// most memories still adds a little.
-func bm25IDF(n, df float64) float64 {
-	idf := math.Log((n - df + 0.5) / (df + 0.5))
-	if idf <= 0 {
-		idf = 1e-6
+func mapKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return idf
+	sort.Strings(out)
+	return out
 }
 
-// keep applies a query's type and tag filters.
-func keep(sm memory.Summary, q memory.Query) bool {
-	if len(q.Types) > 0 && !slices.Contains(q.Types, sm.Type) {
-		return false
+func mapValues(m map[string]float64) []float64 {
+	keys := mapKeys(m)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
 	}
-	for _, t := range q.Tags {
-		if !slices.Contains(sm.Tags, t) {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
-// summaries reads the summaries of the given memories.
-func (s *Store) summaries(ctx context.Context, slugs []string) (map[string]memory.Summary, error) {
-	out := make(map[string]memory.Summary, len(slugs))
-	if len(slugs) == 0 {
-		return out, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+summaryCols+` FROM memories WHERE project = $1 AND slug = ANY($2)`, s.project, slugs)
-	if err != nil {
-		return nil, classify(err)
-	}
-	list, err := pgx.CollectRows(rows, s.scanSummary)
-	if err != nil {
-		return nil, classify(err)
-	}
-	for _, sm := range list {
-		out[sm.Slug] = sm
-	}
-	return out, nil
-}
+// scoredSQL scores the memories holding any of the query's terms with
+// BM25 (FTS5's form) over the weighted term frequencies, in the server.
+// $1 project, $2 terms, $3 their document counts, $6 k1, $7 b.
+const scoredSQL = `WITH stats AS (
+		SELECT count(*)::float8 AS n, coalesce(avg(doclen), 1)::float8 AS avgdl FROM memories WHERE project = $1),
+	df AS (SELECT u.term, u.df FROM unnest($2::text[], $3::float8[]) AS u(term, df)),
+	scored AS (
+		SELECT t.slug, array_agg(t.term) AS matched,
+			sum(greatest(ln((stats.n - df.df + 0.5) / (df.df + 0.5)), 1e-6) * t.wtf * ($6::float8 + 1)
+				/ (t.wtf + $6::float8 * (1 - $7::float8 + $7::float8 * t.doclen / stats.avgdl))) AS score
+		FROM terms t JOIN df USING (term) CROSS JOIN stats
+		WHERE t.project = $1
+		GROUP BY t.slug)`
+
+// searchSQL returns the best $8 of scoredSQL ($4 and $5 are unused).
+var searchSQL = scoredSQL + `,
+	best AS (SELECT * FROM scored ORDER BY score DESC, slug LIMIT $8)
+	SELECT ` + summaryColsOf("m") + `, b.score, b.matched, (SELECT n FROM stats)
+	FROM best b JOIN memories m ON m.project = $1 AND m.slug = b.slug
+	WHERE cardinality($4::text[]) >= 0 AND cardinality($5::text[]) >= 0
+	ORDER BY b.score DESC, b.slug`
+
+// searchFilteredSQL is searchSQL keeping memories of types $4 (any when
+// empty) that have every tag of $5.
+var searchFilteredSQL = scoredSQL + `
+	SELECT ` + summaryColsOf("m") + `, s.score, s.matched, (SELECT n FROM stats)
+	FROM scored s JOIN memories m ON m.project = $1 AND m.slug = s.slug
+	WHERE (cardinality($4::text[]) = 0 OR m.type = ANY($4)) AND m.tags @> $5
+	ORDER BY s.score DESC, s.slug LIMIT $8`
 
 func distinct(ss []string) []string {
 	var out []string

@@ -218,12 +218,12 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, m *memory.Memory, version
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("%s in the enterprise scope: %w (use update)", m.Slug, memory.ErrExists)
 	}
-	return s.putTerms(ctx, tx, m.Slug, terms, weights)
+	return s.putTerms(ctx, tx, m.Slug, terms, weights, n)
 }
 
-func (s *Store) putTerms(ctx context.Context, tx pgx.Tx, slug string, terms []string, weights []float32) error {
-	_, err := tx.Exec(ctx, `INSERT INTO terms (project, term, slug, wtf) SELECT $1, t, $2, w FROM unnest($3::text[], $4::real[]) AS u(t, w)`,
-		s.project, slug, terms, weights)
+func (s *Store) putTerms(ctx context.Context, tx pgx.Tx, slug string, terms []string, weights []float32, doclen int) error {
+	_, err := tx.Exec(ctx, `INSERT INTO terms (project, term, slug, wtf, doclen) SELECT $1, t, $2, w, $5 FROM unnest($3::text[], $4::real[]) AS u(t, w)`,
+		s.project, slug, terms, weights, doclen)
 	if err != nil {
 		return fmt.Errorf("index memory %s: %w", slug, explain(err))
 	}
@@ -418,7 +418,7 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 		if _, err := tx.Exec(ctx, `DELETE FROM terms WHERE project = $1 AND slug = $2`, s.project, slug); err != nil {
 			return fmt.Errorf("update memory %s: %w", slug, err)
 		}
-		if err := s.putTerms(ctx, tx, slug, terms, weights); err != nil {
+		if err := s.putTerms(ctx, tx, slug, terms, weights, n); err != nil {
 			return err
 		}
 		var added []string
@@ -558,17 +558,27 @@ func (s *Store) List(ctx context.Context) ([]memory.Summary, error) {
 
 const summaryCols = `slug, type, title, tags, severity, files, created, updated`
 
+// summaryColsOf is summaryCols of a table alias.
+func summaryColsOf(alias string) string {
+	return alias + "." + strings.ReplaceAll(summaryCols, ", ", ", "+alias+".")
+}
+
 // scanSummary reads a row of summaryCols.
 func (s *Store) scanSummary(r pgx.CollectableRow) (memory.Summary, error) {
 	var sm memory.Summary
 	var typ string
 	err := r.Scan(&sm.Slug, &typ, &sm.Title, &sm.Tags, &sm.Severity, &sm.Files, &sm.Created, &sm.Updated)
+	s.fillSummary(&sm, typ)
+	return sm, err
+}
+
+// fillSummary completes a summary read from summaryCols.
+func (s *Store) fillSummary(sm *memory.Summary, typ string) {
 	sm.Type, sm.Scope, sm.Path = memory.Type(typ), memory.Enterprise, s.Locator(sm.Slug)
 	sm.Created, sm.Updated = sm.Created.UTC(), sm.Updated.UTC()
 	if len(sm.Files) == 0 {
 		sm.Files = nil
 	}
-	return sm, err
 }
 
 func nonNil(ss []string) []string {

@@ -136,12 +136,20 @@ func TestSearchRanksLikeTheFileScopes(t *testing.T) {
 	queries := []string{"sqlite locking", "hook timeout", "graph links", "embedding provider", "token budget",
 		"memory health", "typescript plugin", "session", "test fixture", "error handling"}
 	compared := 0
+	var all []memory.Query
 	for _, q := range queries {
-		file, err := ms.Search(ctx, memory.Query{Text: q, Limit: 10})
+		all = append(all, memory.Query{Text: q, Limit: 10})
+	}
+	// Filters: a type, and a tag every fixture memory of the project has.
+	all = append(all, memory.Query{Text: "hook timeout", Types: []memory.Type{memory.Gotcha}, Limit: 10},
+		memory.Query{Text: "memory graph", Tags: []string{"project"}, Types: []memory.Type{memory.Learning, memory.Decision}, Limit: 10})
+	for _, qq := range all {
+		q := qq.Text
+		file, err := ms.Search(ctx, qq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		team, err := s.Search(ctx, memory.Query{Text: q, Limit: 10})
+		team, err := s.Search(ctx, qq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,6 +165,9 @@ func TestSearchRanksLikeTheFileScopes(t *testing.T) {
 			}
 			if d := f.Relevance - d.Relevance; d > 1e-9 || d < -1e-9 {
 				t.Fatalf("%q hit %d: relevance %v vs %v", q, i, f.Relevance, team[i].Relevance)
+			}
+			if qq.Types != nil && !slices.Contains(qq.Types, d.Type) || len(qq.Tags) > 0 && !slices.Contains(d.Tags, qq.Tags[0]) {
+				t.Fatalf("%q: hit %s (%s %v) does not pass the filters", q, d.Slug, d.Type, d.Tags)
 			}
 			compared++
 		}
