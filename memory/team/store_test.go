@@ -422,3 +422,25 @@ func TestReaderRole(t *testing.T) {
 		t.Fatalf("reader write = %v, want a permission error pointing at the docs", err)
 	}
 }
+
+func TestHealth(t *testing.T) {
+	s := openTeam(t, schemaFor(t))
+	ctx := context.Background()
+	a := newMem("decision-a", memory.Decision, "x", "y")
+	a.Links = []string{"decision-missing"}
+	for _, m := range []*memory.Memory{a, newMem("decision-b", memory.Decision, "x")} {
+		if _, err := s.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Link(ctx, "decision-a", "decision-b", "builds-on"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Health(ctx, memory.DefaultConfig().Quality)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Memories != 2 || len(r.GraphIssues) != 0 || len(r.BrokenLinks) != 1 || r.BrokenLinks[0].To != "decision-missing" || r.Healthy() {
+		t.Fatalf("health = %+v", r)
+	}
+}
