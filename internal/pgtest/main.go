@@ -3,42 +3,41 @@ package pgtest
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
+	"sync"
 	"testing"
 )
 
-// Package is the server shared by one test package, started by Main.
+// Package is the server shared by one test package: started by the first
+// test that needs it, stopped by Main when the package's tests end, so a
+// package whose PostgreSQL tests are filtered out starts nothing.
 type Package struct {
-	Server *Server
-	// Missing is why there is no server: only ErrNoPostgres lets tests
-	// skip; any other failure to start fails Main.
-	Missing error
+	once   sync.Once
+	server *Server
+	err    error
 }
 
-// Main starts one server for a test package, runs its tests and stops the
-// server. Call it from TestMain: os.Exit(pkg.Main(m)).
+// Main runs a test package's tests and stops its server. Call it from
+// TestMain: os.Exit(pkg.Main(m)).
 func (p *Package) Main(m *testing.M) int {
-	srv, err := Start(context.Background())
-	switch {
-	case errors.Is(err, ErrNoPostgres):
-		p.Missing = err
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "pgtest:", err)
-		return 1
-	default:
-		p.Server = srv
-		defer srv.Stop()
+	code := m.Run()
+	p.once.Do(func() {}) // no start after the end
+	if p.server != nil {
+		p.server.Stop()
 	}
-	return m.Run()
+	return code
 }
 
-// Need skips the test when the PostgreSQL binaries are absent and returns
-// the package's server.
+// Need returns the package's server, starting it on first use. It skips
+// the test when the PostgreSQL binaries are absent, and fails it when they
+// are present but the server does not start.
 func (p *Package) Need(t testing.TB) *Server {
 	t.Helper()
-	if p.Server == nil {
-		t.Skipf("skipped: %v", p.Missing)
+	p.once.Do(func() { p.server, p.err = Start(context.Background()) })
+	if errors.Is(p.err, ErrNoPostgres) {
+		t.Skipf("skipped: %v", p.err)
 	}
-	return p.Server
+	if p.err != nil {
+		t.Fatalf("pgtest: %v", p.err)
+	}
+	return p.server
 }

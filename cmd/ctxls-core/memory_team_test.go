@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/pgtest"
+)
+
+var pg pgtest.Package
+
+func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+
+// teamWorkspace is a workspace whose enterprise scope is a fresh schema on
+// the package's server; the DSN comes from the environment, with a
+// password the server does not need, so that the tests can check it is
+// never printed.
+func teamWorkspace(t *testing.T, schema string) (root, home string, env []string) {
+	t.Helper()
+	srv := pg.Need(t)
+	root, home = t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".ctxls"), 0o755)
+	cfg := "memory:\n  enterprise:\n    backend: postgres\n    schema: " + schema + "\n    project: acme\n"
+	if err := os.WriteFile(filepath.Join(root, ".ctxls", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, home, []string{"CTXLS_ENTERPRISE_DSN=" + srv.DSN + "&password=" + secretPassword}
+}
+
+const secretPassword = "do-not-print-me"
+
+func TestMemoryCLIEnterpriseOnPostgres(t *testing.T) {
+	root, home, env := teamWorkspace(t, "cli_enterprise")
+	run := func(wantCode int, args ...string) string {
+		t.Helper()
+		out, errOut, code := memctlEnv(t, root, home, env, "", args...)
+		if strings.Contains(out+errOut, secretPassword) {
+			t.Fatalf("memory %v printed the DSN's password: %s %s", args, out, errOut)
+		}
+		if code != wantCode {
+			t.Fatalf("memory %v: exit %d, want %d: %s%s", args, code, wantCode, out, errOut)
+		}
+		return out + errOut
+	}
+	run(0, "write", "--scope", "enterprise", "--type", "gotcha", "--title", "Flock needs an open file", "--tags", "locking,files",
+		"--severity", "high", "--content", "Keep the descriptor open while the lock is held.")
+	run(0, "write", "--scope", "enterprise", "--type", "decision", "--title", "Lock files beside the data", "--tags", "locking",
+		"--content", "The lock file lives in the scope's directory.")
+	run(0, "write", "--scope", "project", "--type", "learning", "--title", "A project note about locks", "--tags", "locking", "--content", "Local.")
+	if out := run(0, "show", "gotcha-flock-needs-an-open-file"); !strings.Contains(out, "severity: high") || !strings.Contains(out, "Keep the descriptor") {
+		t.Fatalf("show (found in the enterprise scope without --scope): %s", out)
+	}
+	if out := run(0, "list"); !strings.Contains(out, "enterprise gotcha") || !strings.Contains(out, "project  learning") {
+		t.Fatalf("list of every scope: %s", out)
+	}
+	if out := run(0, "search", "--scope", "enterprise", "lock file"); !strings.Contains(out, "decision-lock-files-beside-the-data") || strings.Contains(out, "project") {
+		t.Fatalf("search --scope enterprise: %s", out)
+	}
+	if out := run(0, "search", "locks"); !strings.Contains(out, "enterprise") || !strings.Contains(out, "learning-a-project-note-about-locks") {
+		t.Fatalf("search of every scope: %s", out)
+	}
+	run(0, "link", "--scope", "enterprise", "decision-lock-files-beside-the-data", "gotcha-flock-needs-an-open-file", "--label", "documents")
+	if out := run(0, "graph", "--scope", "enterprise"); !strings.Contains(out, "gotcha-flock-needs-an-open-file -[documented-by]-> decision-lock-files-beside-the-data") {
+		t.Fatalf("graph: %s", out)
+	}
+	// An update naming an old version is refused and changes nothing.
+	run(0, "update", "--scope", "enterprise", "gotcha-flock-needs-an-open-file", "--content", "Second text.")
+	if out := run(1, "update", "--scope", "enterprise", "gotcha-flock-needs-an-open-file", "--version", "1", "--content", "Stale text."); !strings.Contains(out, "changed by another writer") {
+		t.Fatalf("stale update: %s", out)
+	}
+	if out := run(0, "show", "--scope", "enterprise", "gotcha-flock-needs-an-open-file"); !strings.Contains(out, "Second text.") {
+		t.Fatalf("after the refused update: %s", out)
+	}
+	if out := run(0, "health", "--scope", "enterprise"); !strings.Contains(out, "enterprise scope: 2 memories") {
+		t.Fatalf("health: %s", out)
+	}
+	// Round trip: the project scope in, everything out as files.
+	run(0, "import", "--scope", "enterprise", "project")
+	out := t.TempDir()
+	run(0, "export", "--scope", "enterprise", out)
+	for _, slug := range []string{"gotcha-flock-needs-an-open-file", "decision-lock-files-beside-the-data", "learning-a-project-note-about-locks"} {
+		if _, err := os.Stat(filepath.Join(out, slug+".md")); err != nil {
+			t.Fatalf("export lacks %s: %v", slug, err)
+		}
+	}
+	run(0, "delete", "--scope", "enterprise", "decision-lock-files-beside-the-data")
+	if out := run(0, "graph", "--scope", "enterprise"); strings.TrimSpace(out) != "" {
+		t.Fatalf("graph after delete: %s", out)
+	}
+}
+
+// Eight processes write and link at once: every memory and edge arrives
+// and the graph is consistent.
+func TestMemoryCLIEnterpriseConcurrentProcesses(t *testing.T) {
+	root, home, env := teamWorkspace(t, "cli_load")
+	const procs, each = 8, 10
+	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "hub", "--title", "Load hub", "--tags", "load"); code != 0 {
+		t.Fatal(errOut)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, procs*each)
+	start := time.Now()
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				title := fmt.Sprintf("Writer %d note %d", p, i)
+				if _, e, c := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "learning", "--title", title, "--tags", "load", "--content", title); c != 0 {
+					errs <- e
+					return
+				}
+				slug := fmt.Sprintf("learning-writer-%d-note-%d", p, i)
+				if _, e, c := memctlEnv(t, root, home, env, "", "link", "--scope", "enterprise", slug, "hub-load-hub", "--label", "part-of"); c != 0 {
+					errs <- e
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	t.Logf("%d processes x %d writes and links: %v", procs, each, time.Since(start).Round(time.Millisecond))
+	out, errOut, code := memctlEnv(t, root, home, env, "", "health", "--scope", "enterprise", "--json")
+	if !strings.Contains(out, fmt.Sprintf(`"memories": %d`, procs*each+1)) || !strings.Contains(out, `"graphIssues": null`) {
+		t.Fatalf("health after the load (exit %d): %s %s", code, out, errOut)
+	}
+	g, _, _ := memctlEnv(t, root, home, env, "", "graph", "--scope", "enterprise", "hub-load-hub")
+	if n := strings.Count(g, "-[contains]->"); n != procs*each {
+		t.Fatalf("hub has %d contains edges, want %d", n, procs*each)
+	}
+}
+
+// With the database unreachable, a write fails quickly and clearly, and
+// the file scopes keep working.
+func TestMemoryCLIEnterpriseOffline(t *testing.T) {
+	root, home, _ := teamWorkspace(t, "cli_offline")
+	env := []string{"CTXLS_ENTERPRISE_DSN=postgres://u:" + secretPassword + "@127.0.0.1:1/db?connect_timeout=2"}
+	start := time.Now()
+	out, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "learning", "--title", "Offline", "--tags", "x", "--content", "x")
+	if code == 0 || !strings.Contains(errOut, "unreachable") || strings.Contains(out+errOut, secretPassword) {
+		t.Fatalf("offline write: exit %d: %s %s", code, out, errOut)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Fatalf("offline write took %v", d)
+	}
+	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "project", "--type", "learning", "--title", "Still local", "--tags", "x", "--content", "x"); code != 0 {
+		t.Fatalf("project write while the database is down: %s", errOut)
+	}
+}
