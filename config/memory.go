@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 )
 
@@ -74,3 +75,8 @@ func (e Enterprise) validate() error {
 	}
 	return nil
 }
+
+// EnterpriseCacheDir is the local read cache of a workspace's enterprise
+// scope on PostgreSQL: the scope's memories as files, which the hooks,
+// the language server and the MCP server read without the network.
+func EnterpriseCacheDir(root string) string { return filepath.Join(root, ".ctxls", "enterprise-cache") }

@@ -32,8 +32,10 @@ type memoryCmd struct {
 	// version is the version an update or delete of the enterprise
 	// scope on PostgreSQL expects (0: the one just read).
 	version int64
-	// ts is the enterprise database, once opened (memory_team.go).
-	ts *team.Store
+	// ts is the enterprise database, once opened (memory_team.go), and
+	// teamWrote says the command changed it.
+	ts        *team.Store
+	teamWrote bool
 }
 
 func (f *memoryCmd) flags(cmd *cobra.Command, scopeHelp string) {

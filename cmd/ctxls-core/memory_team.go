@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/memory/team"
+	"github.com/ctxls/ctxls/memory/teamcache"
 )
 
 // teamConnectTimeout bounds how long a memory command waits to reach the
@@ -59,6 +60,10 @@ func (f *memoryCmd) openTeam(ctx context.Context) (*team.Store, error) {
 	ts, err := team.Open(cctx, team.Options{DSN: e.ResolvedDSN(), Schema: e.SchemaName(), Project: e.Project})
 	if err != nil {
 		if errors.Is(err, team.ErrUnreachable) {
+			// Readers of the local cache now mark it stale.
+			if root, rerr := resolveRoot(f.root); rerr == nil {
+				teamcache.MarkFailed(ctx, config.EnterpriseCacheDir(root), err, time.Now())
+			}
 			return nil, fmt.Errorf("%w\nnothing was read or written; the file scopes still work (--scope project)", err)
 		}
 		return nil, err
@@ -67,11 +72,24 @@ func (f *memoryCmd) openTeam(ctx context.Context) (*team.Store, error) {
 	return ts, nil
 }
 
-// closeTeam closes the connection openTeam made, if any.
+// closeTeam refreshes the workspace's local read cache of the enterprise
+// scope when this command wrote to it or the cache is stale, and closes
+// the connection openTeam made, if any. A failed refresh is recorded in
+// the cache, whose readers then mark what it answers stale.
 func (f *memoryCmd) closeTeam() {
-	if f.ts != nil {
-		f.ts.Close()
-		f.ts = nil
+	if f.ts == nil {
+		return
+	}
+	defer func() { f.ts.Close(); f.ts = nil }()
+	root, err := resolveRoot(f.root)
+	if err != nil {
+		return
+	}
+	dir := config.EnterpriseCacheDir(root)
+	if st, _ := teamcache.ReadState(dir); f.teamWrote || st.Stale(time.Now()) {
+		ctx, cancel := context.WithTimeout(context.Background(), teamConnectTimeout)
+		defer cancel()
+		f.ts.RefreshCache(ctx, dir)
 	}
 }
 
@@ -87,6 +105,7 @@ func (f *memoryCmd) write(ctx context.Context, ms *memory.Store, m *memory.Memor
 		return err
 	}
 	_, err = ts.Write(ctx, m)
+	f.teamWrote = err == nil
 	return err
 }
 
@@ -142,6 +161,7 @@ func (f *memoryCmd) update(ctx context.Context, ms *memory.Store, sc memory.Scop
 	if err := fn(&edited); err != nil {
 		return nil, err
 	}
+	f.teamWrote = true
 	out, err := ts.Update(ctx, slug, version, func(m *memory.Memory) error {
 		m.Type, m.Title, m.Tags, m.Severity = edited.Type, edited.Title, edited.Tags, edited.Severity
 		m.Files, m.Links, m.Content = edited.Files, edited.Links, edited.Content
@@ -161,6 +181,7 @@ func (f *memoryCmd) delete(ctx context.Context, ms *memory.Store, sc memory.Scop
 	if err != nil {
 		return err
 	}
+	f.teamWrote = true
 	return ts.Delete(ctx, slug, f.version)
 }
 
@@ -175,6 +196,7 @@ func (f *memoryCmd) link(ctx context.Context, ms *memory.Store, sc memory.Scope,
 	if err != nil {
 		return err
 	}
+	f.teamWrote = true
 	if add {
 		return ts.Link(ctx, from, to, label)
 	}
@@ -311,6 +333,7 @@ func (f *memoryCmd) importTeam(cmd *cobra.Command, ms *memory.Store, src string)
 		}
 		from = memory.Project
 	}
+	f.teamWrote = true
 	r, err := ts.Import(ctx, ms, from)
 	if err != nil {
 		return err

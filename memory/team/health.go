@@ -10,8 +10,15 @@ import (
 )
 
 // All reads every memory of the project, sorted by slug, in one snapshot.
-func (s *Store) All(ctx context.Context) ([]*Record, error) {
-	rows, err := s.pool.Query(ctx, `SELECT slug, doc, version, links FROM memories WHERE project = $1 ORDER BY slug`, s.project)
+func (s *Store) All(ctx context.Context) ([]*Record, error) { return s.all(ctx, s.pool) }
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func (s *Store) all(ctx context.Context, q querier) ([]*Record, error) {
+	rows, err := q.Query(ctx, `SELECT slug, doc, version, links FROM memories WHERE project = $1 ORDER BY slug`, s.project)
 	if err != nil {
 		return nil, classify(err)
 	}

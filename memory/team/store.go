@@ -525,8 +525,10 @@ func (s *Store) unlink(ctx context.Context, tx pgx.Tx, from, to, label string) (
 }
 
 // Graph returns the project's graph.
-func (s *Store) Graph(ctx context.Context) (*memory.Graph, error) {
-	rows, err := s.pool.Query(ctx, `SELECT source, target, label, created FROM edges WHERE project = $1 ORDER BY source, created, target, label`, s.project)
+func (s *Store) Graph(ctx context.Context) (*memory.Graph, error) { return s.graph(ctx, s.pool) }
+
+func (s *Store) graph(ctx context.Context, q querier) (*memory.Graph, error) {
+	rows, err := q.Query(ctx, `SELECT source, target, label, created FROM edges WHERE project = $1 ORDER BY source, created, target, label`, s.project)
 	if err != nil {
 		return nil, classify(err)
 	}

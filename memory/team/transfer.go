@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ctxls/ctxls/memory"
+	"github.com/ctxls/ctxls/memory/teamcache"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -171,4 +172,30 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// RefreshCache brings the local read cache in dir (package teamcache) in
+// step with the database, from one snapshot; on failure the cache keeps
+// its content and records the failure, so readers mark it stale.
+func (s *Store) RefreshCache(ctx context.Context, dir string) (teamcache.State, error) {
+	var recs []*Record
+	var g *memory.Graph
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var err error
+		if recs, err = s.all(ctx, tx); err != nil {
+			return err
+		}
+		g, err = s.graph(ctx, tx)
+		return err
+	})
+	if err != nil {
+		err = classify(err)
+		teamcache.MarkFailed(ctx, dir, err, s.now())
+		return teamcache.State{}, err
+	}
+	mems := make([]*memory.Memory, len(recs))
+	for i, r := range recs {
+		mems[i] = r.Memory
+	}
+	return teamcache.Refresh(ctx, dir, mems, g, s.now())
 }
