@@ -189,6 +189,7 @@ func (d *doctor) run(ctx context.Context) {
 		d.verdict(ok, "hook "+ev, detail)
 	}
 	d.daemon(ctx)
+	d.enterprise(ctx)
 }
 
 // pages checks every page of the index and state files: Open reads only

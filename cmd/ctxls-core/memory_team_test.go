@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -154,5 +155,33 @@ func TestMemoryCLIEnterpriseOffline(t *testing.T) {
 	}
 	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "project", "--type", "learning", "--title", "Still local", "--tags", "x", "--content", "x"); code != 0 {
 		t.Fatalf("project write while the database is down: %s", errOut)
+	}
+}
+
+// doctor checks the enterprise database: reachable, schema version, the
+// role's rights, latency; and says so plainly when it is not reachable.
+func TestDoctorChecksTheEnterpriseDatabase(t *testing.T) {
+	root, home, env := teamWorkspace(t, "cli_doctor")
+	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "learning", "--title", "Doctor", "--tags", "x", "--content", "x"); code != 0 {
+		t.Fatal(errOut)
+	}
+	doctor := func(env []string) string {
+		cmd := exec.Command(os.Getenv("CTXLS_BIN"), "doctor", "--root", root)
+		cmd.Env = append(append(os.Environ(), "HOME="+home), env...)
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), secretPassword) {
+			t.Fatalf("doctor printed the DSN's password:\n%s", out)
+		}
+		return string(out)
+	}
+	out := doctor(env)
+	for _, want := range []string{"ok    enterprise memory database: PostgreSQL 15", "round trip", "ok    enterprise memory schema: version 1, role may write", "info  enterprise memory cache: 1 memories, synced"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+	out = doctor([]string{"CTXLS_ENTERPRISE_DSN=postgres://u:" + secretPassword + "@127.0.0.1:1/db?connect_timeout=2"})
+	if !strings.Contains(out, "FAIL  enterprise memory database: the enterprise memory database is unreachable") {
+		t.Errorf("doctor with the database down:\n%s", out)
 	}
 }
