@@ -108,8 +108,17 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string) (int, error) {
 		return 0, fmt.Errorf("migrate: lock: %w", err)
 	}
 	ident := pgx.Identifier{schema}.Sanitize()
-	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+ident); err != nil {
-		return 0, fmt.Errorf("migrate: create schema %s: %w", schema, explain(err))
+	// CREATE SCHEMA IF NOT EXISTS checks the right to create schemas
+	// before it looks: a role granted only the schema (docs/TEAM-MEMORY.md)
+	// must not run it.
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	if !exists {
+		if _, err := tx.Exec(ctx, `CREATE SCHEMA `+ident); err != nil {
+			return 0, fmt.Errorf("migrate: create schema %s: %w", schema, explain(err))
+		}
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+ident+`.schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())`); err != nil {

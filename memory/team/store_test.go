@@ -444,3 +444,52 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("health = %+v", r)
 	}
 }
+
+// The roles of docs/TEAM-MEMORY.md, as written there: a writer granted
+// only the schema creates the tables and writes; a reader reads what the
+// writer made and may not write.
+func TestDocumentedRoles(t *testing.T) {
+	srv := pg.Need(t)
+	ctx := context.Background()
+	dsn, err := srv.CreateDatabase(ctx, "team_memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{
+		`CREATE SCHEMA ctxls`,
+		`CREATE ROLE ctxls_writer LOGIN`,
+		`GRANT USAGE, CREATE ON SCHEMA ctxls TO ctxls_writer`,
+		`CREATE ROLE ctxls_reader LOGIN`,
+		`GRANT USAGE ON SCHEMA ctxls TO ctxls_reader`,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE ctxls_writer IN SCHEMA ctxls GRANT SELECT ON TABLES TO ctxls_reader`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	as := func(role string) string { return strings.Replace(dsn, "postgres@", role+"@", 1) }
+	w, err := Open(ctx, Options{DSN: as("ctxls_writer")})
+	if err != nil {
+		t.Fatalf("writer open (creates the tables): %v", err)
+	}
+	defer w.Close()
+	if _, err := w.Write(ctx, newMem("decision-documented", memory.Decision, "x")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(ctx, Options{DSN: as("ctxls_reader")})
+	if err != nil {
+		t.Fatalf("reader open: %v", err)
+	}
+	defer r.Close()
+	if _, err := r.Get(ctx, "decision-documented"); err != nil {
+		t.Fatalf("reader get: %v", err)
+	}
+	if _, err := r.Write(ctx, newMem("decision-reader", memory.Decision, "x")); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("reader write: %v", err)
+	}
+}
