@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/internal/pgtest"
+	"github.com/ctxls/ctxls/memory"
+	"github.com/ctxls/ctxls/memory/team"
+	"github.com/ctxls/ctxls/memory/teamcache"
 )
 
 var pg pgtest.Package
@@ -184,4 +189,50 @@ func TestDoctorChecksTheEnterpriseDatabase(t *testing.T) {
 	if !strings.Contains(out, "FAIL  enterprise memory database: the enterprise memory database is unreachable") {
 		t.Errorf("doctor with the database down:\n%s", out)
 	}
+}
+
+// A running daemon hears a change made elsewhere (another machine's
+// write, here a direct one) through LISTEN/NOTIFY and refreshes the local
+// cache the hooks read, without polling.
+func TestDaemonRefreshesTheCacheOnNotify(t *testing.T) {
+	root, home, env := teamWorkspace(t, "cli_notify")
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	bin := os.Getenv("CTXLS_BIN")
+	if out, err := exec.Command(bin, "index", "--root", root).CombinedOutput(); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	d := exec.Command(bin, "daemon", "--root", root, "--idle", "2m")
+	d.Env = append(append(os.Environ(), "HOME="+home), env...)
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Signal(os.Interrupt); d.Wait() })
+	dir := config.EnterpriseCacheDir(root)
+	waitFor := func(what string, ok func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > 20*time.Second {
+				log, _ := os.ReadFile(filepath.Join(root, ".ctxls", "ctxls.log"))
+				t.Fatalf("%s: not within 20s; daemon log:\n%s", what, log)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	waitFor("first refresh", func() bool { st, _ := teamcache.ReadState(dir); return !st.Synced.IsZero() })
+	ts, err := team.Open(context.Background(), team.Options{DSN: pg.Need(t).DSN, Schema: "cli_notify", Project: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	m := &memory.Memory{Slug: "gotcha-from-another-machine", Type: memory.Gotcha, Title: "From another machine", Tags: []string{"x"}, Content: "Heard by NOTIFY.\n"}
+	if _, err := ts.Write(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	took := waitFor("the notified change in the cache", func() bool {
+		_, err := os.Stat(filepath.Join(dir, m.Slug+".md"))
+		return err == nil
+	})
+	t.Logf("write committed to file in the local cache: %v", took.Round(time.Millisecond))
 }
