@@ -34,8 +34,12 @@ const Limit = 5000
 // the cache answers is marked stale (decision 0097).
 const StaleAfter = 15 * time.Minute
 
-// stateFile records the last refresh; hidden, so no scope walk reads it.
-const stateFile = ".state.json"
+// statePath records the last refresh. It and the lock live beside the
+// directory, not in it: a file renamed into the directory changes its
+// time, which makes every reader's index sync walk the scope again.
+func statePath(dir string) string { return filepath.Clean(dir) + ".state.json" }
+
+func lockPath(dir string) string { return filepath.Clean(dir) + ".lock" }
 
 // State is what the last refresh recorded.
 type State struct {
@@ -61,7 +65,7 @@ func (s State) Stale(now time.Time) bool {
 // ReadState reads the cache's state; a missing cache has the zero State.
 func ReadState(dir string) (State, error) {
 	var st State
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	data, err := os.ReadFile(statePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
 	}
@@ -80,7 +84,7 @@ func lock(ctx context.Context, dir string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("enterprise cache: %w", err)
 	}
-	lk := flock.New(filepath.Join(dir, ".lock"))
+	lk := flock.New(lockPath(dir))
 	ok, err := lk.TryLockContext(ctx, 10*time.Millisecond)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("lock enterprise cache %s: %w", dir, errors.Join(err, ctx.Err()))
@@ -112,6 +116,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 		sorted = sorted[:limit]
 	}
 	keep := map[string]bool{}
+	changed := false
 	var nodes []memory.Node
 	ix := memory.NewIndex()
 	for _, m := range sorted {
@@ -124,6 +129,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 			if err := store.WriteFileAtomic(path, data, 0o600); err != nil {
 				return State{}, err
 			}
+			changed = true
 		}
 		keep[m.Slug+".md"] = true
 		nodes = append(nodes, memory.Node{ID: m.Slug, Title: m.Title, Type: string(m.Type)})
@@ -139,6 +145,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return State{}, err
 			}
+			changed = true
 		}
 	}
 	kept := memory.NewGraph()
@@ -153,14 +160,22 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 	if err != nil {
 		return State{}, err
 	}
-	if err := store.WriteFileAtomic(filepath.Join(dir, "graph.json"), append(data, '\n'), 0o600); err != nil {
-		return State{}, err
+	data = append(data, '\n')
+	if old, err := os.ReadFile(filepath.Join(dir, "graph.json")); err != nil || string(old) != string(data) {
+		if err := store.WriteFileAtomic(filepath.Join(dir, "graph.json"), data, 0o600); err != nil {
+			return State{}, err
+		}
+		changed = true
 	}
-	if data, err = ix.Marshal(dir, memory.Enterprise, now); err != nil {
-		return State{}, err
-	}
-	if err := store.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o600); err != nil {
-		return State{}, err
+	// An unchanged scope is not touched at all, so that its readers'
+	// index sync finds nothing to do.
+	if _, err := os.Stat(filepath.Join(dir, "index.json")); changed || err != nil {
+		if data, err = ix.Marshal(dir, memory.Enterprise, now); err != nil {
+			return State{}, err
+		}
+		if err := store.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o600); err != nil {
+			return State{}, err
+		}
 	}
 	st.Memories = len(sorted)
 	return st, writeState(dir, st)
@@ -187,7 +202,7 @@ func writeState(dir string, st State) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(filepath.Join(dir, stateFile), append(data, '\n'), 0o600)
+	return store.WriteFileAtomic(statePath(dir), append(data, '\n'), 0o600)
 }
 
 func nonNil(ss []string) []string {

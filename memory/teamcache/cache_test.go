@@ -68,6 +68,19 @@ func TestRefreshIsBoundedAndPrunes(t *testing.T) {
 	if after, _ := os.Stat(filepath.Join(dir, "learning-new.md")); !after.ModTime().Equal(before.ModTime()) {
 		t.Fatal("an unchanged memory was rewritten")
 	}
+	// A refresh that changes nothing leaves the directory untouched (its
+	// time is what readers' syncs compare).
+	dirBefore, _ := os.Stat(dir)
+	time.Sleep(10 * time.Millisecond)
+	if _, err := refresh(ctx, dir, mems[2:], memory.NewGraph(), t0.Add(6*time.Hour), 2); err != nil {
+		t.Fatal(err)
+	}
+	if dirAfter, _ := os.Stat(dir); !dirAfter.ModTime().Equal(dirBefore.ModTime()) {
+		t.Fatal("a refresh with nothing new changed the directory")
+	}
+	if st, _ := ReadState(dir); !st.Synced.Equal(t0.Add(6 * time.Hour)) {
+		t.Fatalf("state not recorded: %+v", st)
+	}
 }
 
 func TestStale(t *testing.T) {
