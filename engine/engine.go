@@ -11,7 +11,10 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,20 +32,17 @@ import (
 // ActivityType is what the person did in the editor.
 type ActivityType string
 
-// Activity types of the ctxls/activity notification.
+// Activity types of the ctxls/activity notification: the types retrieval's
+// editor policy turns into triggers.
 const (
-	FileOpen    ActivityType = "file_open"
-	FileEdit    ActivityType = "file_edit"
-	FileClose   ActivityType = "file_close"
-	SymbolHover ActivityType = "symbol_hover"
-	Selection   ActivityType = "selection"
+	FileOpen    ActivityType = retrieval.ActFileOpen
+	FileEdit    ActivityType = retrieval.ActFileEdit
+	FileClose   ActivityType = retrieval.ActFileClose
+	SymbolHover ActivityType = retrieval.ActSymbolHover
+	Selection   ActivityType = retrieval.ActSelection
 	// VisibleRange is code scrolled into view: weaker than a selection.
-	VisibleRange ActivityType = "visible_range"
+	VisibleRange ActivityType = retrieval.ActVisibleRange
 )
-
-// visibleRangeWeight is the relevance of code in view: below a selection or
-// hover (0.85), which are deliberate, and an open (0.8).
-const visibleRangeWeight = 0.6
 
 // Valid reports whether t is one of the known activity types.
 func (t ActivityType) Valid() bool {
@@ -69,12 +69,13 @@ type Activity struct {
 	At   time.Time
 }
 
-// Buffers gives the engine the editor's unsaved documents, so that the
-// context shows what is being edited as it is now, not as it was indexed.
+// Buffers gives the engine the editor's open documents, so that the
+// context shows open files as they are in the editor, not as they were
+// indexed (decision 0095).
 type Buffers interface {
 	// Buffer returns the text and extracted symbols of an open document
-	// (path relative to the root); ok is false when it is not open or has no
-	// symbols.
+	// (path relative to the root); ok is false when it is not open, f is
+	// nil when it was not parsed (an unsupported language, too large).
 	Buffer(path string) (text []byte, f *symbols.File, ok bool)
 }
 
@@ -115,33 +116,14 @@ type Settings struct {
 	Triggers     Triggers
 }
 
-// Triggers say which activity and message evidence become triggers.
-type Triggers struct {
-	FileOpen bool // file_open activity
-	FileEdit bool // file_edit activity (and the Editing section)
-	// Selection covers selection, symbol_hover and visible_range.
-	Selection       bool
-	SymbolMention   bool // a message's symbol mentions
-	ImplicitQueries bool // a message's free text and questions
-}
+// Triggers say which activity and message evidence become triggers: the
+// switches of retrieval's editor policy.
+type Triggers = retrieval.EditorSwitches
 
 // DefaultSettings are the settings of an editor that sent none: everything
 // on, the configuration's budget and gate.
 func DefaultSettings() Settings {
-	return Settings{Enabled: true, MinRelevance: -1, Triggers: Triggers{true, true, true, true, true}}
-}
-
-// allows reports whether activity of type t becomes a trigger.
-func (t Triggers) allows(a ActivityType) bool {
-	switch a {
-	case FileOpen:
-		return t.FileOpen
-	case FileEdit:
-		return t.FileEdit
-	case SymbolHover, Selection, VisibleRange:
-		return t.Selection
-	}
-	return true
+	return Settings{Enabled: true, MinRelevance: -1, Triggers: retrieval.AllSwitches()}
 }
 
 // Snapshot is one computed auto-context: the content of auto-context.json.
@@ -160,37 +142,21 @@ type Snapshot struct {
 	Reason     string              `json:"reason,omitempty"`
 }
 
-// Memory bounds: the seed keeps the last few triggers for continuity.
-const (
-	memorySize   = 8
-	memoryTTL    = 30 * time.Minute
-	maxSeeds     = 6
-	maxEditItems = 4
-	editExcerpt  = 12
-)
-
-// memo is a remembered trigger with the reason it exists.
-type memo struct {
-	triggers []analyzer.Trigger
-	why      string
-	path     string
-	edit     bool
-	symbols  []string
-	line     int // the first changed line of an edit, to tell same-named symbols apart
-	at       time.Time
-}
-
 // Engine is the context injection engine of one workspace root.
 type Engine struct {
 	opts Options
 	log  *zap.Logger
 
-	mu      sync.Mutex
-	st      *store.Store
-	memory  []memo // newest first
-	active  string
-	message string
-	msgAt   time.Time
+	mu sync.Mutex
+	st *store.Store
+	// activity is set by activity that changes the context and cleared
+	// when a rewrite starts: a rewrite that starts without it was asked
+	// for by an index change alone, and cancelIndexOnly cancels it
+	// (supersede).
+	activity        bool
+	cancelIndexOnly context.CancelFunc
+	// memory is the editor's short memory under retrieval's editor policy.
+	memory  retrieval.EditorMemory
 	pending []store.Activity
 	last    *Snapshot
 	timer   *time.Timer
@@ -203,6 +169,10 @@ type Engine struct {
 	cache      struct {
 		key string
 		rc  *retrieval.Context
+		// open holds a digest of each open buffer rc rendered from (or
+		// left out as not yet indexed): reused after that buffer changed,
+		// rc would show code the buffer no longer has.
+		open map[string][32]byte
 	}
 	kick chan struct{}
 	// record wakes the recorder, which writes activity to the store off
@@ -242,15 +212,29 @@ func (e *Engine) SetSettings(set Settings) {
 	e.mu.Lock()
 	changed := e.set != set
 	e.set = set
+	if changed {
+		e.supersede()
+	}
 	e.mu.Unlock()
 	if changed {
 		e.schedule()
 	}
 }
 
-// IndexChanged tells the engine the index was updated, so that the next
-// rewrite retrieves again instead of reusing the previous results.
-func (e *Engine) IndexChanged() { e.generation.Add(1) }
+// IndexChanged tells the engine the index was updated: the next rewrite
+// retrieves again instead of reusing the previous results, and one is
+// scheduled, so that a context that left out a buffer the index did not
+// hold yet, or showed what the index has since replaced, is rewritten once
+// the index caught up (decision 0095).
+func (e *Engine) IndexChanged() {
+	e.generation.Add(1)
+	e.mu.Lock()
+	active := !e.memory.Empty()
+	e.mu.Unlock()
+	if active {
+		e.schedule()
+	}
+}
 
 // SetEntities records the size of the index, reported in snapshots.
 func (e *Engine) SetEntities(n int) { e.entities.Store(int64(n)) }
@@ -259,34 +243,25 @@ func (e *Engine) SetEntities(n int) { e.entities.Store(int64(n)) }
 func (e *Engine) Entities() int { return int(e.entities.Load()) }
 
 // Restore rebuilds the memory from the editor activity the store recorded
-// in the last memoryTTL, so that a new server continues where the previous
-// one stopped.
+// in the last retrieval.EditorWindow, so that a new server continues where
+// the previous one stopped.
 func (e *Engine) Restore(ctx context.Context) error {
 	e.mu.Lock()
 	st := e.st
 	e.mu.Unlock()
-	acts, err := st.RecentActivity(ctx, time.Now().Add(-memoryTTL), 64)
+	acts, err := st.RecentActivity(ctx, time.Now().Add(-retrieval.EditorWindow), retrieval.EditorRecall)
 	if err != nil {
 		return err
 	}
+	editor := acts[:0:0]
+	for _, a := range acts {
+		if a.Origin == "editor" {
+			editor = append(editor, a)
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	// Oldest first, so that the newest ends up in front.
-	for i := len(acts) - 1; i >= 0; i-- {
-		a := acts[i]
-		if a.Origin != "editor" {
-			continue
-		}
-		if a.Type == "prompt" {
-			e.message, e.msgAt = a.Text, a.At
-			continue
-		}
-		t := ActivityType(a.Type)
-		if !t.Valid() {
-			continue
-		}
-		e.remember(Activity{Type: t, Path: a.Path, ChangedSymbols: a.Symbols, Line: a.Line, Text: a.Text, At: a.At}, false)
-	}
+	e.memory = retrieval.Recall(editor, e.set.Triggers)
 	return nil
 }
 
@@ -297,6 +272,9 @@ func (e *Engine) Record(a Activity) {
 	}
 	e.mu.Lock()
 	changed := e.remember(a, true)
+	if changed {
+		e.supersede()
+	}
 	e.mu.Unlock()
 	switch {
 	case !changed:
@@ -309,135 +287,49 @@ func (e *Engine) Record(a Activity) {
 	}
 }
 
+// supersede notes activity that changes the context, and cancels a
+// rewrite that only an index change asked for: the rewrite this activity
+// schedules retrieves from the changed index anyway, and must not wait for
+// one whose answer it replaces. e.mu is held.
+func (e *Engine) supersede() {
+	e.activity = true
+	if e.cancelIndexOnly != nil {
+		e.cancelIndexOnly()
+		e.cancelIndexOnly = nil
+	}
+}
+
 // glanceDelay is the least quiet time after a hover or a scroll before a
 // rewrite, whatever the debounce: a burst of them costs one rewrite.
 const glanceDelay = 100 * time.Millisecond
 
 // remember updates the memory and reports whether the context may change
-// (a hover on the symbol hovered last, or scrolling within the same view,
-// changes nothing a rewrite would show); e.mu is held.
+// (retrieval.EditorMemory.Add); e.mu is held.
 func (e *Engine) remember(a Activity, record bool) bool {
+	syms := a.ChangedSymbols
+	if a.Symbol != "" {
+		syms = append([]string{a.Symbol}, syms...)
+	}
+	rec := store.Activity{At: a.At, Session: e.opts.Session, Origin: "editor", Type: string(a.Type), Path: a.Path, Symbols: syms, Line: a.Line, Text: a.Text}
 	if record {
-		syms := a.ChangedSymbols
-		if a.Symbol != "" {
-			syms = append([]string{a.Symbol}, syms...)
-		}
-		e.pending = append(e.pending, store.Activity{At: a.At, Session: e.opts.Session, Origin: "editor", Type: string(a.Type), Path: a.Path, Symbols: syms, Line: a.Line, Text: a.Text})
+		e.pending = append(e.pending, rec)
 	}
-	if a.Type == FileClose {
-		if e.active == a.Path {
-			e.active = ""
-			return true
-		}
-		return false
-	}
-	if !e.set.Triggers.allows(a.Type) {
-		return false
-	}
-	m := memo{path: a.Path, at: a.At}
-	w := analyzer.DefaultWeights
-	switch a.Type {
-	case FileOpen:
-		m.triggers = []analyzer.Trigger{{Type: analyzer.TriggerFileOpen, Relevance: w[analyzer.TriggerFileOpen], Query: a.Path}}
-		m.why = "opened " + a.Path
-	case FileEdit:
-		m.edit = true
-		m.line = a.Line
-		m.symbols = dedupe(a.ChangedSymbols)
-		m.triggers = []analyzer.Trigger{{Type: analyzer.TriggerFileEdit, Relevance: w[analyzer.TriggerFileEdit], Query: a.Path}}
-		// Changed symbols are matched by name only (hover-type triggers):
-		// as lexical terms, the common parts of identifiers (serve, http)
-		// cost a full-text search each and tripled a rewrite on GOROOT/src.
-		for _, s := range m.symbols {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerHover, Relevance: w[analyzer.TriggerFileEdit], Query: s})
-		}
-		if len(m.symbols) > 0 {
-			m.why = fmt.Sprintf("edited %s in %s", strings.Join(m.symbols, ", "), a.Path)
-		} else {
-			m.why = "edited " + a.Path
-		}
-	case SymbolHover:
-		if a.Symbol != "" {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerHover, Relevance: w[analyzer.TriggerHover], Query: a.Symbol, Line: a.Line})
-			m.why = fmt.Sprintf("hovered %s in %s", a.Symbol, a.Path)
-		} else if a.Line > 0 {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerFileOpen, Relevance: w[analyzer.TriggerHover], Query: a.Path, Line: a.Line})
-			m.why = fmt.Sprintf("hovered %s:%d", a.Path, a.Line)
-		}
-	case Selection:
-		if a.Line > 0 {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerFileOpen, Relevance: w[analyzer.TriggerSelection], Query: a.Path, Line: a.Line})
-		}
-		for _, tr := range analyzer.Message(a.Text) {
-			if tr.Type == analyzer.TriggerSymbol {
-				m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerSelection, Relevance: w[analyzer.TriggerSelection], Query: tr.Query})
-			}
-			if len(m.triggers) >= 6 {
-				break
-			}
-		}
-		m.why = "selected code in " + a.Path
-	case VisibleRange:
-		if a.Line > 0 {
-			m.triggers = append(m.triggers, analyzer.Trigger{Type: analyzer.TriggerFileOpen, Relevance: visibleRangeWeight, Query: a.Path, Line: a.Line})
-		}
-		m.why = "viewing " + a.Path
-	}
-	if len(m.triggers) == 0 {
-		return false
-	}
-	active := e.active
-	if a.Type != SymbolHover && a.Type != Selection && a.Type != VisibleRange || e.active == "" {
-		e.active = a.Path
-	}
-	if len(e.memory) > 0 && e.memory[0].why == m.why && e.active == active && sameMemo(e.memory[0], m) {
-		// The newest reason again, unchanged: keep it fresh, nothing to
-		// rewrite. An edit always rewrites: its buffer changed.
-		e.memory[0].at = m.at
-		return m.edit
-	}
-	// The same reason again moves to the front instead of piling up.
-	kept := e.memory[:0]
-	for _, old := range e.memory {
-		if old.why != m.why {
-			kept = append(kept, old)
-		}
-	}
-	e.memory = append([]memo{m}, kept...)
-	if len(e.memory) > memorySize {
-		e.memory = e.memory[:memorySize]
-	}
-	return true
-}
-
-// sameMemo reports whether two memos carry the same triggers.
-func sameMemo(a, b memo) bool {
-	if len(a.triggers) != len(b.triggers) || a.line != b.line {
-		return false
-	}
-	for i := range a.triggers {
-		if a.triggers[i] != b.triggers[i] {
-			return false
-		}
-	}
-	return true
+	return e.memory.Add(rec, e.set.Triggers)
 }
 
 // Message takes a message the person sent to the assistant.
 func (e *Engine) Message(text string) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return
-	}
-	if len(text) > 32<<10 {
-		text = text[:32<<10]
-	}
 	now := time.Now()
 	e.mu.Lock()
-	e.message, e.msgAt = text, now
-	e.pending = append(e.pending, store.Activity{At: now, Session: e.opts.Session, Origin: "editor", Type: "prompt", Text: text})
+	changed := e.memory.Add(store.Activity{At: now, Type: retrieval.ActPrompt, Text: text}, e.set.Triggers)
+	if changed {
+		e.pending = append(e.pending, store.Activity{At: now, Session: e.opts.Session, Origin: "editor", Type: retrieval.ActPrompt, Text: e.memory.Message})
+		e.supersede()
+	}
 	e.mu.Unlock()
-	e.schedule()
+	if changed {
+		e.schedule()
+	}
 }
 
 // schedule arranges a rewrite after the debounce interval.
@@ -492,7 +384,22 @@ func (e *Engine) loop() {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			if _, err := e.Refresh(ctx); err != nil {
+			e.mu.Lock()
+			indexOnly := !e.activity
+			e.activity = false
+			if indexOnly {
+				e.cancelIndexOnly = cancel
+			}
+			e.mu.Unlock()
+			_, err := e.Refresh(ctx)
+			e.mu.Lock()
+			e.cancelIndexOnly = nil
+			e.mu.Unlock()
+			switch {
+			case err == nil:
+			case indexOnly && errors.Is(ctx.Err(), context.Canceled):
+				e.log.Debug("auto-context rewrite after an index change superseded by activity")
+			default:
 				e.log.Warn("auto-context", zap.String("root", e.opts.Root), zap.Error(err))
 				if e.opts.OnError != nil {
 					e.opts.OnError(err)
@@ -541,7 +448,7 @@ func (e *Engine) Last() *Snapshot {
 func (e *Engine) ActiveFile() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.active
+	return e.memory.Active
 }
 
 func (e *Engine) flushActivity(ctx context.Context) {
@@ -559,40 +466,15 @@ func (e *Engine) flushActivity(ctx context.Context) {
 
 // state is what one rewrite works from, copied under the lock.
 type state struct {
-	st       *store.Store
-	memory   []memo
-	active   string
-	message  string
-	triggers []analyzer.Trigger
-	set      Settings
+	st  *store.Store
+	mem retrieval.EditorMemory // what counts now
+	set Settings
 }
 
 func (e *Engine) state(now time.Time) state {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := state{st: e.st, active: e.active, set: e.set}
-	for _, m := range e.memory {
-		if now.Sub(m.at) <= memoryTTL {
-			s.memory = append(s.memory, m)
-			s.triggers = append(s.triggers, m.triggers...)
-		}
-	}
-	if e.message != "" && now.Sub(e.msgAt) <= memoryTTL {
-		s.message = e.message
-	}
-	if !s.set.Triggers.FileEdit {
-		// Edits remembered before the switch was turned off.
-		kept := s.memory[:0:0]
-		s.triggers = nil
-		for _, m := range s.memory {
-			if !m.edit {
-				kept = append(kept, m)
-				s.triggers = append(s.triggers, m.triggers...)
-			}
-		}
-		s.memory = kept
-	}
-	return s
+	return state{st: e.st, mem: e.memory.Current(now, e.set.Triggers), set: e.set}
 }
 
 // Refresh computes the auto-context now, writes it and returns it.
@@ -627,159 +509,220 @@ func (e *Engine) Refresh(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-// compute runs retrieval for the current state.
+// compute runs retrieval for the current state under retrieval's editor
+// policy and puts the Editing section, from the open buffers, in front.
 func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot, error) {
-	snap := &Snapshot{Root: e.opts.Root, Generated: now.UTC(), ActiveFile: s.active, Triggers: s.triggers, Entities: int(e.entities.Load())}
-	for _, m := range s.memory {
-		snap.Why = append(snap.Why, m.why)
-	}
-	if s.message != "" {
-		snap.Why = append(snap.Why, "asked: "+oneLine(s.message, 80))
-	}
+	snap := &Snapshot{Root: e.opts.Root, Generated: now.UTC(), ActiveFile: s.mem.Active, Why: s.mem.Why(), Triggers: s.mem.Triggers(), Entities: int(e.entities.Load())}
 	budget := e.opts.Config.Retrieval.MaxTokens
 	if s.set.MaxTokens > 0 {
 		budget = s.set.MaxTokens
 	}
-	if budget <= 0 {
-		budget = 4000
-	}
-	editing := e.editing(s)
-	var editTokens int
-	var editText strings.Builder
-	for i := range editing.Items {
-		t := retrieval.RenderItem(&editing.Items[i])
-		editTokens += retrieval.EstimateTokens(t)
-		editText.WriteString(t)
-	}
-	var body string
-	switch {
-	case len(s.triggers) == 0 && s.message == "":
-		snap.Abstained, snap.Reason = true, "no editor activity yet"
-	default:
-		req := retrieval.Request{Text: s.message, Triggers: s.triggers, ActiveFiles: e.seeds(ctx, s), EntitiesOnly: true, Limit: 12, MinRelevance: -1}
-		if !s.set.Triggers.SymbolMention {
-			req.DropMessageTriggers = append(req.DropMessageTriggers, analyzer.TriggerSymbol)
-		}
-		if !s.set.Triggers.ImplicitQueries {
-			req.DropMessageTriggers = append(req.DropMessageTriggers, analyzer.TriggerImplicit)
-			req.NoMessageTerms = true
-		}
-		if len(s.triggers) == 0 {
-			// Only a message: the relevance gate decides, as for a prompt.
-			req.MinRelevance = e.opts.Config.Retrieval.MinRelevance
-			if s.set.MinRelevance >= 0 {
-				req.MinRelevance = s.set.MinRelevance
-			}
-		}
-		// While typing in one function, the reasons, seeds and index stay
-		// the same from keystroke to keystroke: only the Editing section
-		// changes, and retrieval's answer can be reused. The budget is
-		// rounded so that a growing excerpt does not change the key.
-		maxTokens := max(budget-(editTokens+255)/256*256, budget/2)
-		key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g\x00%v%v", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance, req.DropMessageTriggers, req.NoMessageTerms)
-		rc := e.cache.rc
-		if key != e.cache.key || rc == nil {
-			resp, err := retrieval.Query(ctx, s.st, req)
-			if err != nil {
-				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
-			}
-			rc, err = retrieval.Assemble(ctx, s.st, req, resp, retrieval.ContextOptions{
-				Root: e.opts.Root, MaxTokens: maxTokens, MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
-			}
-			e.cache.key, e.cache.rc = key, rc
-		}
-		snap.Abstained, snap.Reason = rc.Abstained && len(editing.Items) == 0, rc.Reason
-		if !rc.Abstained {
-			snap.Sections = rc.Sections
-			body = retrieval.UnwrapContext(rc.Markdown)
+	// One view of the open buffers for the whole rewrite: the Editing
+	// section and the rendering of open files must see the same text.
+	bufs := freeze(e.opts.Buffers)
+	editing := editingSection(s, bufs)
+	rc := &retrieval.Context{Abstained: true, Reason: "no editor activity yet"}
+	if !s.mem.Empty() {
+		req := e.request(ctx, s, now)
+		maxTokens := retrieval.RetrievalBudget(budget, editing)
+		var err error
+		if rc, err = e.retrieve(ctx, s.st, req, maxTokens, now, bufs); err != nil {
+			return nil, fmt.Errorf("auto-context for %s: %w", e.opts.Root, err)
 		}
 	}
-	if len(editing.Items) > 0 {
-		snap.Sections = append([]retrieval.Section{editing}, snap.Sections...)
-		body = "## Editing\n\n" + editText.String() + body
-		snap.Reason = ""
-	}
+	out := retrieval.WithEditing(editing, rc)
+	snap.Abstained, snap.Reason, snap.Sections = out.Abstained, out.Reason, out.Sections
 	var md strings.Builder
-	fmt.Fprintf(&md, "<!-- ctxls auto-context: generated %s; active file %s -->\n", snap.Generated.Format(time.RFC3339), orNone(s.active))
+	fmt.Fprintf(&md, "<!-- ctxls auto-context: generated %s; active file %s -->\n", snap.Generated.Format(time.RFC3339), orNone(s.mem.Active))
 	if len(snap.Why) > 0 {
 		fmt.Fprintf(&md, "<!-- why: %s -->\n", strings.ReplaceAll(strings.Join(snap.Why, "; "), "--", "- -"))
 	}
-	md.WriteString(retrieval.WrapContext(body))
+	md.WriteString(out.Markdown)
 	snap.Markdown = md.String()
 	snap.Bytes = len(snap.Markdown)
 	snap.Tokens = retrieval.EstimateTokens(snap.Markdown)
 	return snap, nil
 }
 
-// seeds returns the files in play: the active file, recently edited files,
-// and the store's working set (activity of other processes too).
-func (e *Engine) seeds(ctx context.Context, s state) []string {
+// Request returns the retrieval request the next rewrite would make
+// (retrieval.ForEditor over the engine's memory), for tests and tools that
+// show what the editor's context is computed from.
+func (e *Engine) Request(ctx context.Context) retrieval.Request {
+	now := time.Now()
+	return e.request(ctx, e.state(now), now)
+}
+
+// request is retrieval.ForEditor for s.
+func (e *Engine) request(ctx context.Context, s state, now time.Time) retrieval.Request {
+	minRelevance := e.opts.Config.Retrieval.MinRelevance
+	if s.set.MinRelevance >= 0 {
+		minRelevance = s.set.MinRelevance
+	}
+	ws, err := s.st.WorkingSet(ctx, now.Add(-retrieval.EditorWindow), retrieval.EditorSeeds)
+	if err != nil {
+		e.log.Debug("working set", zap.Error(err))
+	}
+	return retrieval.ForEditor(s.mem, s.mem.Seeds(ws), s.set.Triggers, minRelevance)
+}
+
+// retrieve returns the assembled context for req. While typing in one
+// function the reasons, seeds and index stay the same from keystroke to
+// keystroke: only the Editing section changes, and the previous answer is
+// reused, less the open files whose buffers changed since (their code is
+// shown again once the index holds the new buffer: IndexChanged).
+func (e *Engine) retrieve(ctx context.Context, st *store.Store, req retrieval.Request, maxTokens int, now time.Time, bufs *frozen) (*retrieval.Context, error) {
+	key := fmt.Sprintf("%d\x00%q\x00%v\x00%q\x00%d\x00%g\x00%v%v", e.generation.Load(), req.Text, req.Triggers, req.ActiveFiles, maxTokens, req.MinRelevance, req.DropMessageTriggers, req.NoMessageTerms)
+	if key == e.cache.key && e.cache.rc != nil {
+		var changed []string
+		for p, sum := range e.cache.open {
+			if text, ok := bufs.Open(p); !ok || sha256.Sum256(text) != sum {
+				changed = append(changed, p)
+			}
+		}
+		return withoutFiles(e.cache.rc, changed), nil
+	}
+	var overlay retrieval.Overlay
+	if bufs != nil {
+		overlay = bufs
+	}
+	rc, _, err := retrieval.QueryContext(ctx, st, req, retrieval.ContextOptions{
+		Root: e.opts.Root, MaxTokens: maxTokens, MaxSections: e.opts.Config.Retrieval.MaxSections, Now: now,
+		Overlay: overlay, Log: e.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	open := map[string][32]byte{}
+	for _, p := range append(contextFiles(rc), rc.Stale...) {
+		if text, ok := bufs.Open(p); ok {
+			open[p] = sha256.Sum256(text)
+		}
+	}
+	e.cache.key, e.cache.rc, e.cache.open = key, rc, open
+	return rc, nil
+}
+
+// frozen is one rewrite's view of the open buffers: each is looked up
+// once, so that a change arriving during the rewrite cannot make two parts
+// of the context show two versions of a file. It is the Overlay retrieval
+// renders open files from. A nil *frozen has no buffers.
+type frozen struct {
+	src  Buffers
+	seen map[string]frozenBuffer
+}
+
+type frozenBuffer struct {
+	text []byte
+	f    *symbols.File
+	ok   bool
+}
+
+func freeze(src Buffers) *frozen {
+	if src == nil {
+		return nil
+	}
+	return &frozen{src: src, seen: map[string]frozenBuffer{}}
+}
+
+// Buffer returns the open buffer of rel and its symbols, as first seen.
+func (b *frozen) Buffer(rel string) ([]byte, *symbols.File, bool) {
+	if b == nil {
+		return nil, nil, false
+	}
+	fb, ok := b.seen[rel]
+	if !ok {
+		fb.text, fb.f, fb.ok = b.src.Buffer(rel)
+		b.seen[rel] = fb
+	}
+	return fb.text, fb.f, fb.ok
+}
+
+// Open is retrieval.Overlay's method.
+func (b *frozen) Open(rel string) ([]byte, bool) {
+	text, _, ok := b.Buffer(rel)
+	return text, ok
+}
+
+// contextFiles lists the files rc renders items of.
+func contextFiles(rc *retrieval.Context) []string {
 	var out []string
 	seen := map[string]bool{}
-	add := func(p string) {
-		if p != "" && !seen[p] && len(out) < maxSeeds {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	add(s.active)
-	for _, m := range s.memory {
-		if m.edit {
-			add(m.path)
-		}
-	}
-	if len(out) < maxSeeds {
-		ws, err := s.st.WorkingSet(ctx, time.Now().Add(-memoryTTL), maxSeeds)
-		if err != nil {
-			e.log.Debug("working set", zap.Error(err))
-		}
-		for _, p := range ws {
-			add(p)
+	for _, s := range rc.Sections {
+		for _, it := range s.Items {
+			if !seen[it.Path] {
+				seen[it.Path] = true
+				out = append(out, it.Path)
+			}
 		}
 	}
 	return out
 }
 
-// editing renders the symbols being edited from the unsaved buffers.
-func (e *Engine) editing(s state) retrieval.Section {
+// withoutFiles returns rc without the items of files; rc itself is not
+// changed.
+func withoutFiles(rc *retrieval.Context, files []string) *retrieval.Context {
+	if len(files) == 0 || rc.Abstained {
+		return rc
+	}
+	out := *rc
+	out.Sections = nil
+	for _, s := range rc.Sections {
+		kept := retrieval.Section{Title: s.Title}
+		for _, it := range s.Items {
+			if !slices.Contains(files, it.Path) {
+				kept.Items = append(kept.Items, it)
+			}
+		}
+		if len(kept.Items) > 0 {
+			out.Sections = append(out.Sections, kept)
+		}
+	}
+	out.Stale = slices.Clone(rc.Stale)
+	for _, p := range files {
+		if !slices.Contains(out.Stale, p) {
+			out.Stale = append(out.Stale, p)
+		}
+	}
+	if len(out.Sections) == 0 {
+		out.Abstained, out.Reason = true, "the open files of the results changed since the index took them in"
+	}
+	return &out
+}
+
+// editingSection renders the symbols being edited from the open buffers.
+func editingSection(s state, bufs *frozen) retrieval.Section {
 	sec := retrieval.Section{Title: "Editing"}
-	if e.opts.Buffers == nil {
+	if bufs == nil {
 		return sec
 	}
 	seen := map[string]bool{}
-	for _, m := range s.memory {
-		if !m.edit {
+	for _, r := range s.mem.Reasons {
+		if !r.Edit {
 			continue
 		}
-		text, f, ok := e.opts.Buffers.Buffer(m.path)
-		if !ok {
+		text, f, ok := bufs.Buffer(r.Path)
+		if !ok || f == nil {
 			continue
 		}
-		var lines []string
-		for _, name := range m.symbols {
-			if len(sec.Items) >= maxEditItems {
+		for _, name := range r.Symbols {
+			if len(sec.Items) >= retrieval.EditingItems {
 				return sec
 			}
-			key := m.path + "\x00" + name
+			key := r.Path + "\x00" + name
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
-			i := findEntity(f, name, m.line)
+			i := findEntity(f, name, r.Line)
 			if i < 0 {
 				continue
 			}
-			if lines == nil {
-				lines = strings.Split(string(text), "\n")
-			}
 			ent := f.Entities[i]
 			sec.Items = append(sec.Items, retrieval.Item{
-				Path: m.path, Line: ent.StartLine, EndLine: ent.EndLine, Kind: string(ent.Kind), Name: ent.Name,
-				QName: ent.QualName, Signature: ent.Signature, Doc: ent.Doc, Excerpt: excerpt(lines, ent.StartLine, ent.EndLine),
-				Score: 1, Relevance: 1,
+				Path: r.Path, Line: ent.StartLine, EndLine: ent.EndLine, Kind: string(ent.Kind), Name: ent.Name,
+				QName: ent.QualName, Signature: ent.Signature, Doc: ent.Doc,
+				Excerpt: retrieval.Excerpt(text, ent.StartLine, min(ent.EndLine, ent.StartLine+retrieval.EditingExcerptLines-1)),
+				Score:   1, Relevance: 1,
 			})
 		}
 	}
@@ -803,47 +746,6 @@ func findEntity(f *symbols.File, name string, line int) int {
 		}
 	}
 	return best
-}
-
-func excerpt(lines []string, from, to int) string {
-	if from < 1 || from > len(lines) {
-		return ""
-	}
-	to = min(to, len(lines), from+editExcerpt-1)
-	out := make([]string, 0, to-from+1)
-	for _, l := range lines[from-1 : to] {
-		l = strings.TrimRight(l, " \t\r")
-		if len(l) > 240 {
-			l = l[:240] + "…"
-		}
-		out = append(out, l)
-	}
-	return strings.TrimRight(strings.Join(out, "\n"), "\n")
-}
-
-func dedupe(ss []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ss {
-		s = strings.TrimSpace(s)
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		cut := n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }
 
 func orNone(s string) string {

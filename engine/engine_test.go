@@ -104,9 +104,26 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 			t.Errorf("auto-context lacks %q:\n%s", want, snap.Markdown)
 		}
 	}
-	// Retrieval ran with the active and opened files as seeds.
-	if !strings.Contains(snap.Markdown, "### file `auth/service.go`") || !strings.Contains(snap.Markdown, "### file `billing/invoice.go`") {
-		t.Errorf("auto-context lacks the active file's entities:\n%s", snap.Markdown)
+	// The index does not hold the edited buffer yet: nothing of that file
+	// is shown from the index, which would contradict the Editing section.
+	if strings.Contains(snap.Markdown, "### file `auth/service.go`") || !strings.Contains(snap.Markdown, "### file `billing/invoice.go`") {
+		t.Errorf("auto-context shows the edited file from the index before it holds the buffer:\n%s", snap.Markdown)
+	}
+	// The buffer reaches the index (the server's queue): the context is
+	// rewritten without further activity and shows the file, as edited.
+	if _, err := index.Update(context.Background(), st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: "auth/service.go", Content: edited}}); err != nil {
+		t.Fatal(err)
+	}
+	e.IndexChanged()
+	for !strings.Contains(snap.Markdown, "### file `auth/service.go`") {
+		select {
+		case snap = <-written:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("not rewritten after the index caught up:\n%s", snap.Markdown)
+		}
+	}
+	if strings.Count(snap.Markdown, "func Logout(tok string) bool") != 1 {
+		t.Errorf("the edited function is not shown exactly once:\n%s", snap.Markdown)
 	}
 	var fromJSON Snapshot
 	data, err := os.ReadFile(JSONFile(root))
@@ -282,5 +299,55 @@ func TestHoverAndSelectionTriggers(t *testing.T) {
 	}
 	if !strings.Contains(snap.Markdown, "issueToken") || !strings.Contains(snap.Markdown, "Render") {
 		t.Errorf("hovered and selected symbols missing:\n%s", snap.Markdown)
+	}
+}
+
+// While typing, the previous retrieval is reused, but never with code of an
+// open file whose buffer changed since: that file's entities wait for the
+// index to take the new buffer in (decision 0095).
+func TestReuseLeavesOutChangedBuffers(t *testing.T) {
+	root, st := indexed(t)
+	ctx := context.Background()
+	const path = "auth/service.go"
+	v1 := []byte(files[path] + "\n// Logout ends a session.\nfunc Logout(tok string) bool { return tok != \"\" }\n")
+	bufs := buffers{path: v1}
+	if _, err := index.Update(ctx, st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: path, Content: v1}}); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: bufs})
+	defer e.Close()
+	e.Record(Activity{Type: FileOpen, Path: path})
+	e.Message("how does Login issue a token?")
+	first, err := e.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Markdown, "func (a *AuthService) Login") {
+		t.Fatalf("the open file, indexed as buffered, is not shown:\n%s", first.Markdown)
+	}
+	// Two lines above Login in the buffer; the index has not caught up.
+	v2 := []byte(strings.Replace(string(v1), "// Login returns", "var _ = 1\n\n// Login returns", 1))
+	bufs[path] = v2
+	reused, err := e.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range reused.Sections {
+		for _, it := range s.Items {
+			if it.Path == path && s.Title != "Editing" {
+				t.Errorf("%s shown from an index behind its buffer (%s, line %d):\n%s", it.QName, s.Title, it.Line, reused.Markdown)
+			}
+		}
+	}
+	if _, err := index.Update(ctx, st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: path, Content: v2}}); err != nil {
+		t.Fatal(err)
+	}
+	e.IndexChanged()
+	caught, err := e.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(caught.Markdown, "auth/service.go:9") {
+		t.Errorf("Login not back at the buffer's line 9 once the index caught up:\n%s", caught.Markdown)
 	}
 }

@@ -64,6 +64,19 @@ type Summary struct {
 	Seconds     float64        `json:"seconds"`
 	// Recovered names where a corrupt index was moved before rebuilding.
 	Recovered string `json:"recovered,omitempty"`
+	// IgnoredBy, when the run found no file to index, names the ignore
+	// rules that excluded the root's entries (IgnoreRules).
+	IgnoredBy []string `json:"ignored_by,omitempty"`
+}
+
+// explainEmpty says, for a run that found no file, which ignore rules did
+// it: a .gitignore ending in "/*" (Debian's packaging adds one) otherwise
+// gives an empty index and no hint why.
+func explainEmpty(sum *Summary, opts Options) {
+	if sum.Files > 0 {
+		return
+	}
+	sum.IgnoredBy, _ = IgnoreRules(opts.Root, opts.Config.Index.Exclude)
 }
 
 // Change is one file to bring into the index outside a full walk.
@@ -195,6 +208,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			err = recordHead(ctx, st, head)
 		}
 		sum.Files = len(cands)
+		explainEmpty(&sum, opts)
 		sum.Seconds = time.Since(start).Seconds()
 		return sum, err
 	}
@@ -220,6 +234,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		return sum, err
 	}
 	sum.Files = len(cands) + unchanged
+	explainEmpty(&sum, opts)
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }

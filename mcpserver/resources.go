@@ -16,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
@@ -24,9 +23,6 @@ import (
 
 const (
 	markdown = "text/markdown"
-	// continuityWindow is how far back activity counts for the computed
-	// auto-context (the hooks use the same window for continuity).
-	continuityWindow = 30 * time.Minute
 	// sessionWindow is how far back the session resource looks: this and
 	// the previous sessions of the day.
 	sessionWindow = 24 * time.Hour
@@ -87,47 +83,26 @@ func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 }
 
 // computeAuto assembles an auto-context from the activity the store
-// recorded (the editor's working set, the assistant's last prompt and the
-// symbols touched) when no language server writes one.
+// recorded (the editor's and the assistant's, the working set and the last
+// prompt) when no language server writes one, under the editor's policy
+// (retrieval.ForEditor, decision 0095): the request is the one the language
+// server's engine would make from the same activity.
 func (s *Server) computeAuto(ctx context.Context) (string, error) {
 	const none = "No auto-context yet: .ctxls/" + AutoContextFile + " does not exist (it is written by `ctxls serve`, the language server, as the person works in the editor)"
 	st, err := s.store(ctx)
 	if err != nil {
 		return none + ", and " + err.Error() + ".\n", nil
 	}
-	since := time.Now().Add(-continuityWindow)
-	files, err := st.WorkingSet(ctx, since, 5)
+	req, files, mem, err := s.autoRequest(ctx, st, time.Now())
 	if err != nil {
 		return "", err
 	}
-	acts, err := st.RecentActivity(ctx, since, 50)
-	if err != nil {
-		return "", err
-	}
-	cfg := s.config()
-	req := retrieval.Request{ActiveFiles: files, MinRelevance: -1}
-	prompt := ""
-	seen := map[string]bool{}
-	for _, a := range acts {
-		if a.Type == "prompt" && prompt == "" {
-			prompt = a.Text
-		}
-		for _, sym := range a.Symbols {
-			if !seen[sym] && len(req.Triggers) < 8 {
-				seen[sym] = true
-				req.Triggers = append(req.Triggers, analyzer.Trigger{Type: analyzer.TriggerSymbol, Relevance: 0.5, Query: sym})
-			}
-		}
-	}
-	if len(files) == 0 && prompt == "" && len(req.Triggers) == 0 {
+	if len(files) == 0 && mem.Empty() {
 		return none + ", and no editor or assistant activity was recorded in the last 30 minutes. Use the context_query tool to ask for code.\n", nil
 	}
-	if prompt != "" {
-		// A message is there: abstain as the hooks do when it is unrelated.
-		req.Text, req.MinRelevance = truncate(prompt, maxQueryBytes), cfg.Retrieval.MinRelevance
-	}
+	cfg := s.config()
 	c, _, err := retrieval.QueryContext(ctx, st, req, retrieval.ContextOptions{
-		Root: s.opts.Root, MaxTokens: cfg.Retrieval.MaxTokens, MaxSections: cfg.Retrieval.MaxSections,
+		Root: s.opts.Root, MaxTokens: retrieval.RetrievalBudget(cfg.Retrieval.MaxTokens, retrieval.Section{}), MaxSections: cfg.Retrieval.MaxSections,
 	})
 	if err != nil {
 		return "", err
@@ -137,12 +112,30 @@ func (s *Server) computeAuto(ctx context.Context) (string, error) {
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "; working set: %s", strings.Join(files, ", "))
 	}
-	if prompt != "" {
-		fmt.Fprintf(&b, "; last prompt: %q", strings.ReplaceAll(truncate(prompt, 120), "--", "- -"))
+	if mem.Message != "" {
+		fmt.Fprintf(&b, "; last prompt: %q", strings.ReplaceAll(truncate(mem.Message, 120), "--", "- -"))
 	}
 	b.WriteString(" -->\n")
 	b.WriteString(c.Markdown)
 	return b.String(), nil
+}
+
+// autoRequest is the editor policy's request for the activity recorded in
+// the last retrieval.EditorWindow before now, with the working set and the
+// memory it was built from.
+func (s *Server) autoRequest(ctx context.Context, st *store.Store, now time.Time) (retrieval.Request, []string, retrieval.EditorMemory, error) {
+	since := now.Add(-retrieval.EditorWindow)
+	files, err := st.WorkingSet(ctx, since, retrieval.EditorSeeds)
+	if err != nil {
+		return retrieval.Request{}, nil, retrieval.EditorMemory{}, err
+	}
+	acts, err := st.RecentActivity(ctx, since, retrieval.EditorRecall)
+	if err != nil {
+		return retrieval.Request{}, nil, retrieval.EditorMemory{}, err
+	}
+	all := retrieval.AllSwitches()
+	mem := retrieval.Recall(acts, all).Current(now, all)
+	return retrieval.ForEditor(mem, mem.Seeds(files), all, s.config().Retrieval.MinRelevance), files, mem, nil
 }
 
 func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -29,6 +30,18 @@ type ContextOptions struct {
 	Refresh Refresher
 	// Log records what was left out and why; nil means no log.
 	Log *zap.Logger
+	// Overlay holds the editor's open documents: for a file open in the
+	// editor the buffer, not the disk, is what is current, and its entities
+	// are rendered only while the index holds that buffer (decision 0095).
+	// nil: the disk is current for every file.
+	Overlay Overlay
+}
+
+// Overlay gives the text of the documents open in an editor.
+type Overlay interface {
+	// Open returns the text of the open buffer of rel (root-relative,
+	// slash-separated); ok is false when rel is not open.
+	Open(rel string) (text []byte, ok bool)
 }
 
 // Item is one entity in the context.
@@ -372,10 +385,24 @@ func fenceLang(p string) string {
 	return ext
 }
 
-// excerpt returns lines [from, to] (1-based, inclusive) of a file, trimmed
-// of common indentation; "" when the file cannot be read.
+// excerpt returns lines [from, to] (1-based, inclusive) of a file as read
+// for rendering; "" when the file cannot be read.
 func (s *sourceCache) excerpt(rel string, from, to int) string {
-	lines := s.file(rel).lines
+	return excerptOf(s.file(rel).lines, from, to)
+}
+
+// Excerpt returns lines [from, to] (1-based, inclusive) of text, as the
+// context shows them: trailing blanks trimmed, long lines cut on a rune
+// boundary. The Editing section renders open buffers with it, so that a
+// buffer and the same text on disk render alike.
+func Excerpt(text []byte, from, to int) string {
+	return excerptOf(bytes.Split(text, []byte("\n")), from, to)
+}
+
+// maxLineBytes cuts a long line (minified code, data) in an excerpt.
+const maxLineBytes = 240
+
+func excerptOf(lines [][]byte, from, to int) string {
 	if from < 1 || from > len(lines) {
 		return ""
 	}
@@ -383,8 +410,8 @@ func (s *sourceCache) excerpt(rel string, from, to int) string {
 	var b strings.Builder
 	for i := from - 1; i < to; i++ {
 		l := strings.TrimRight(string(lines[i]), " \t\r")
-		if len(l) > 240 {
-			cut := 240
+		if len(l) > maxLineBytes {
+			cut := maxLineBytes
 			for cut > 0 && !utf8.RuneStart(l[cut]) {
 				cut--
 			}

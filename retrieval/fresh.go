@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -82,10 +83,21 @@ type sourceCache struct {
 	// read with one query; nil when nothing is verified (no root).
 	stored map[string]store.File
 	files  map[string]*srcFile
+	// overlay, when set, answers for the files open in the editor.
+	overlay Overlay
 }
 
-func newSourceCache(root string) *sourceCache {
-	return &sourceCache{root: root, files: map[string]*srcFile{}}
+func newSourceCache(root string, overlay Overlay) *sourceCache {
+	return &sourceCache{root: root, files: map[string]*srcFile{}, overlay: overlay}
+}
+
+// open reports whether rel is open in the editor's overlay.
+func (s *sourceCache) open(rel string) bool {
+	if s.overlay == nil {
+		return false
+	}
+	_, ok := s.overlay.Open(rel)
+	return ok
 }
 
 // load reads the stored rows of paths, one query for all of them.
@@ -116,6 +128,11 @@ func (s *sourceCache) file(rel string) *srcFile {
 // stored row. Size and mtime come from the open file's own stat, so that
 // what is compared is what is read.
 func (s *sourceCache) read(rel string) (FileState, [][]byte) {
+	if s.overlay != nil {
+		if text, ok := s.overlay.Open(rel); ok {
+			return s.readBuffer(rel, text)
+		}
+	}
 	// Through the boundary: an excerpt is never of a file outside the
 	// workspace, whatever the index says is at rel.
 	fh, err := wspath.Open(s.root, filepath.FromSlash(rel))
@@ -158,6 +175,29 @@ func (s *sourceCache) read(rel string) (FileState, [][]byte) {
 	return Fresh, bytes.Split(data, []byte("\n"))
 }
 
+// readBuffer compares an open buffer with the stored row of rel: the
+// buffer is current, so the index is fresh exactly when it holds the
+// buffer's content (the index queue catches up a moment after each edit).
+func (s *sourceCache) readBuffer(rel string, text []byte) (FileState, [][]byte) {
+	if s.stored != nil {
+		f, ok := s.stored[rel]
+		if !ok {
+			return Changed, nil
+		}
+		if f.Skip != "" {
+			return Fresh, nil
+		}
+		sum := sha256.Sum256(text)
+		if hex.EncodeToString(sum[:16]) != f.Hash {
+			return Changed, nil
+		}
+	}
+	if len(text) > maxExcerptFile {
+		return Fresh, nil
+	}
+	return Fresh, bytes.Split(text, []byte("\n"))
+}
+
 // readLines reads an unverified file's lines for excerpts.
 func readLines(r io.Reader, size int64) [][]byte {
 	if size > maxExcerptFile {
@@ -173,7 +213,7 @@ func readLines(r io.Reader, size int64) [][]byte {
 // Verify reports the state of each of paths (root-relative, slash-separated)
 // against the index: one query for all of them and one open of each file.
 func Verify(ctx context.Context, st *store.Store, root string, paths []string) (map[string]FileState, error) {
-	src := newSourceCache(root)
+	src := newSourceCache(root, nil)
 	if err := src.load(ctx, st, paths); err != nil {
 		return nil, err
 	}
@@ -191,7 +231,7 @@ func Verify(ctx context.Context, st *store.Store, root string, paths []string) (
 // removes from resp the results of files still not current. It returns the
 // cache of the checked files and the files left out.
 func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, opts ContextOptions, maxFiles int) (*sourceCache, []string, error) {
-	src := newSourceCache(opts.Root)
+	src := newSourceCache(opts.Root, opts.Overlay)
 	if opts.Root == "" {
 		return src, nil, nil
 	}
@@ -215,9 +255,12 @@ func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, 
 	if err != nil {
 		return nil, nil, err
 	}
-	found := len(stale)
-	if found > 0 && opts.Refresh != nil && timeLeft(ctx) >= minRefreshTime {
-		if err := opts.Refresh.Refresh(ctx, stale); err != nil {
+	// An open buffer the index does not hold yet is not re-indexed from
+	// the disk: the editor's queue brings the buffer in.
+	onDisk := slices.DeleteFunc(slices.Clone(stale), src.open)
+	found := len(onDisk)
+	if len(onDisk) > 0 && opts.Refresh != nil && timeLeft(ctx) >= minRefreshTime {
+		if err := opts.Refresh.Refresh(ctx, onDisk); err != nil {
 			log.Info("changed files not re-indexed before rendering", zap.Strings("files", stale), zap.Error(err))
 		} else {
 			again, err := Query(ctx, st, req)
@@ -225,7 +268,7 @@ func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, 
 				return nil, nil, err
 			}
 			*resp = *again
-			src = newSourceCache(opts.Root)
+			src = newSourceCache(opts.Root, opts.Overlay)
 			if stale, err = check(); err != nil {
 				return nil, nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,39 @@ func TestPromptLeavesProseOutUnlessAsked(t *testing.T) {
 		if prose != tc.wantProse {
 			t.Errorf("%q: prose among %d results = %v, want %v", tc.text, len(resp.Results), prose, tc.wantProse)
 		}
+	}
+}
+
+func TestFocusDropsDistantFiles(t *testing.T) {
+	tests := []struct {
+		name   string
+		scores []float64
+		want   []string
+	}{
+		{"close scores keep three files", []float64{1, 0.9, 0.8}, []string{"a.go", "b.go", "c.go"}},
+		{"a distant third is dropped", []float64{1, 0.7, 0.5}, []string{"a.go", "b.go"}},
+		{"a distant second ends the focus", []float64{1, 0.3, 0.3}, []string{"a.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var files []FileResult
+			var results []Result
+			for i, sc := range tt.scores {
+				p := string(rune('a'+i)) + ".go"
+				files = append(files, FileResult{Path: p, Score: sc, Relevance: 1})
+				results = append(results, Result{Entity: store.Entity{ID: int64(i + 1), Path: p, Name: "F"}, Score: sc})
+			}
+			got, err := focusOnFiles(context.Background(), nil, results, files, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, r := range got {
+				paths = append(paths, r.Entity.Path)
+			}
+			if !slices.Equal(paths, tt.want) {
+				t.Fatalf("focus = %v, want %v", paths, tt.want)
+			}
+		})
 	}
 }

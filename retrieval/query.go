@@ -162,9 +162,16 @@ const (
 	relevanceMass = 0.73
 	// minDocsForMass is the index size below which mass is not used.
 	minDocsForMass = 500
-	// maxTermDocs caps the documents one term may match (in large indexes):
-	// scoring its list costs more than its low IDF gives.
-	maxTermDocs = 1000
+	// maxRankedPostings is the longest posting list ranked on its own: a
+	// longer one is searched in conjunction with the query's other long
+	// lists (searchTogether), so its cost is bounded by the documents the
+	// words share, not by the index's size (decision 0099).
+	maxRankedPostings = 1000
+	// maxConjunction is how many long-listed terms, the rarest, are first
+	// searched together; minConjunctionHits is how many documents the
+	// conjunction must find before fewer terms are tried.
+	maxConjunction     = 4
+	minConjunctionHits = 20
 )
 
 type cand struct {
@@ -258,7 +265,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	sort.SliceStable(terms, func(a, b int) bool { return idf[terms[a]]*weights[terms[a]] > idf[terms[b]]*weights[terms[b]] })
 	matchedTerms := 0
-	var searched []string
+	var searched, long []string
 	for _, t := range terms {
 		n := df[t]
 		if tooCommon(n, total) {
@@ -271,18 +278,18 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		matchedTerms++
 		searched = append(searched, t)
+		if n > maxRankedPostings {
+			long = append(long, t) // searched together below
+			continue
+		}
 		hits, err := st.Search(ctx, []string{t}, fieldWeights, perTermLimit)
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range hits {
-			c := get(h.ID)
-			c.lex += weights[t] * h.Score
-			if c.matched == nil {
-				c.matched = map[string]float64{}
-			}
-			c.matched[t] = weights[t] * h.Score
-		}
+		credit(get, t, weights[t], hits)
+	}
+	if err := searchTogether(ctx, st, long, weights, idf, get); err != nil {
+		return nil, err
 	}
 	// Each term's list holds only its best documents: complete the scores
 	// and term matches of the leading candidates, which decide the ranking
@@ -587,6 +594,59 @@ func mentionsDocs(text string) bool { return mentionsAny(text, docWords) }
 
 func mentionsTests(text string) bool { return mentionsAny(text, testWords) }
 
+// credit adds a term's hits to the candidates' lexical scores.
+func credit(get func(int64) *cand, t string, weight float64, hits []store.Hit) {
+	for _, h := range hits {
+		c := get(h.ID)
+		c.lex += weight * h.Score
+		if c.matched == nil {
+			c.matched = map[string]float64{}
+		}
+		c.matched[t] = weight * h.Score
+	}
+}
+
+// searchTogether searches terms whose posting lists are too long to rank one
+// by one (in weighted IDF order, rarest first). Ranking a list costs a score
+// per posting, so in a large index such a word used to be dropped, and a
+// question made of ordinary words ("how does the scheduler pick the next
+// task") found nothing. Searched as a conjunction, only the documents that
+// hold all of the words are scored: the rarest maxConjunction terms first,
+// then fewer, dropping the most common, until the conjunction finds enough
+// documents. A hit's score, the sum of its terms' BM25, is credited to each
+// term in proportion to the term's weighted IDF: scoring the terms one by
+// one would read each long list again (decision 0099).
+func searchTogether(ctx context.Context, st *store.Store, terms []string, weights, idf map[string]float64, get func(int64) *cand) error {
+	group := terms[:min(len(terms), maxConjunction)]
+	found := map[int64]bool{}
+	for ; len(group) >= 2 && len(found) < minConjunctionHits; group = group[:len(group)-1] {
+		hits, err := st.SearchAll(ctx, group, fieldWeights, perTermLimit)
+		if err != nil {
+			return err
+		}
+		var sum float64
+		for _, t := range group {
+			sum += idf[t] * weights[t]
+		}
+		for _, h := range hits {
+			if found[h.ID] {
+				continue // already credited by a larger conjunction
+			}
+			found[h.ID] = true
+			c := get(h.ID)
+			if c.matched == nil {
+				c.matched = map[string]float64{}
+			}
+			for _, t := range group {
+				share := h.Score * idf[t] * weights[t] / sum
+				c.lex += share
+				c.matched[t] = share
+			}
+		}
+	}
+	return nil
+}
+
 // complete adds, for the leading lexical candidates, the contribution of
 // searched terms whose top lists they were not in.
 func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
@@ -673,7 +733,7 @@ func wholeTerms(text string, terms []string, df map[string]int, total int, trigg
 // tooCommon reports a term that occurs in so many documents that matching it
 // costs time and carries almost no signal.
 func tooCommon(n, total int) bool {
-	return (total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs) || n > maxTermDocs
+	return total > 0 && float64(n)/float64(total) > maxDocShare && n > minCommonDocs
 }
 
 // FileSignals are the evidence behind a file's score, for --explain.

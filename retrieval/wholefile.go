@@ -19,6 +19,9 @@ const (
 	// ranks instead: there a message's discriminating words are rare, and
 	// for rare words the two IDFs agree.
 	maxExactPostings = 6000
+	// maxRankedFilePostings bounds the estimated postings of the words a
+	// whole-file bm25() query searches with OR (rankedWholeFiles).
+	maxRankedFilePostings = 60000
 )
 
 // wholeFileScores ranks a corpus's whole-file documents for the query terms
@@ -56,15 +59,7 @@ func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, 
 		cost += min(entityDF[t], n)
 	}
 	if cost > budget {
-		hits, err := st.SearchFiles(ctx, corpus, wterms, wholePathWeight, wholeBodyWeight, depth)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[int64]float64, len(hits))
-		for _, h := range hits {
-			out[h.ID] = h.Score
-		}
-		return out, nil
+		return rankedWholeFiles(ctx, st, corpus, wterms, distinct, entityDF, n, depth)
 	}
 	postings, err := st.FileTermPostings(ctx, corpus, distinct, wholePathWeight, wholeBodyWeight)
 	if err != nil {
@@ -93,6 +88,50 @@ func wholeFileScores(ctx context.Context, st *store.Store, corpus store.Corpus, 
 	out := make(map[int64]float64, depth)
 	for _, id := range ids[:depth] {
 		out[id] = scores[id]
+	}
+	return out, nil
+}
+
+// rankedWholeFiles ranks whole files with FTS5's bm25() when reading every
+// posting would cost too much. bm25() still scores every file that holds any
+// query word, so the words are split: the rarest (distinct is in weighted IDF
+// order) while their estimated postings stay within maxRankedFilePostings
+// are searched together with OR, the rest, too common to rank one by one,
+// as a conjunction of the rarest maxConjunction of them; a file found by
+// both gets both scores, the sum BM25 would give it (decision 0099).
+func rankedWholeFiles(ctx context.Context, st *store.Store, corpus store.Corpus, wterms, distinct []string, entityDF map[string]int, files, depth int) (map[int64]float64, error) {
+	long := map[string]bool{}
+	var cost int
+	var common []string
+	for _, t := range distinct {
+		if cost += min(entityDF[t], files); cost > maxRankedFilePostings {
+			long[t] = true
+			common = append(common, t)
+		}
+	}
+	var short []string
+	for _, t := range wterms {
+		if !long[t] {
+			short = append(short, t)
+		}
+	}
+	out := map[int64]float64{}
+	hits, err := st.SearchFiles(ctx, corpus, short, wholePathWeight, wholeBodyWeight, depth)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		out[h.ID] += h.Score
+	}
+	if len(common) == 0 {
+		return out, nil
+	}
+	hits, err = st.SearchAllFiles(ctx, corpus, common[:min(len(common), maxConjunction)], wholePathWeight, wholeBodyWeight, depth)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		out[h.ID] += h.Score
 	}
 	return out, nil
 }

@@ -58,14 +58,9 @@ func (s *Server) activity(ctx context.Context, raw json.RawMessage) (any, error)
 
 // textOf returns an open document's text or the file on disk, of folder f.
 func (s *Server) textOf(f *folder, abs string) []byte {
-	s.mu.RLock()
-	for _, d := range s.docs {
-		if d.abs == abs {
-			s.mu.RUnlock()
-			return d.text
-		}
+	if d := s.docs.ByPath(abs); d != nil {
+		return d.Text
 	}
-	s.mu.RUnlock()
 	data, _ := readSmallFile(f.root, abs, maxScanned)
 	return data
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/engine"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/overlay"
 	"github.com/ctxls/ctxls/store"
-	"github.com/ctxls/ctxls/symbols"
 )
 
 // folder is one workspace folder: its own index, engine and watcher.
@@ -47,6 +47,9 @@ type folder struct {
 	// statusMu orders the ready notifications; see sendReady.
 	statusMu sync.Mutex
 
+	// buffers are the folder's open documents as the engine reads them.
+	buffers *overlay.View
+
 	watcher  *watcher
 	memories memories
 	ctx      context.Context
@@ -72,13 +75,14 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 	fctx, cancel := context.WithCancel(srv.ctx)
 	f := &folder{srv: srv, root: root, cfg: cfg, log: srv.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
 	f.memories.f = f
+	f.buffers = srv.docs.View(root)
 	debounce := cfg.ServeDebounce()
 	if srv.opts.Debounce != nil {
 		debounce = *srv.opts.Debounce
 	}
 	set := srv.currentSettings()
 	f.eng = engine.New(engine.Options{
-		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: bufferSource{srv, f}, Log: f.log, Settings: &set,
+		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: f.buffers, Log: f.log, Settings: &set,
 		OnWrite: f.written, OnError: func(err error) { f.repairIfCorrupt(f.ctx, err) },
 	})
 	if err := f.eng.Restore(ctx); err != nil {
@@ -304,11 +308,15 @@ func (f *folder) flush() {
 	}
 	f.wg.Add(1)
 	defer f.wg.Done()
-	ctx := f.ctx
-	if err := f.ensureStore(ctx); err != nil {
+	if err := f.ensureStore(f.ctx); err != nil {
 		f.log.Error("index update", zap.Error(err))
 		return
 	}
+	f.update(f.ctx, pending)
+}
+
+// update writes files (nil: from disk) and buffers to the index.
+func (f *folder) update(ctx context.Context, pending map[string]*[]byte) {
 	changes := make([]index.Change, 0, len(pending))
 	for rel, c := range pending {
 		ch := index.Change{Path: rel}
@@ -336,37 +344,45 @@ func (f *folder) flush() {
 	}
 }
 
-// close stops the folder's work and releases its index.
+// shutdownFlush bounds the index writes and the last auto-context rewrite
+// of a closing folder.
+const shutdownFlush = 5 * time.Second
+
+// close stops the folder's work and releases its index. What is queued
+// still reaches the index, and the editor's unsaved buffers are discarded
+// with the session: the index goes back to the disk for them, and the
+// auto-context is rewritten without them, so that neither the hooks nor
+// ctxls://context/auto keep an edit nobody saved (decision 0095).
 func (f *folder) close() {
+	unsaved := f.srv.docs.UnsavedIn(f.root)
+	for _, rel := range unsaved {
+		f.changed(rel, bufferDiscarded, nil)
+	}
+	f.buffers.Close() // the engine sees no buffers from now on
 	f.cancel()
 	f.pendingMu.Lock()
 	if f.flushTimer != nil {
 		f.flushTimer.Stop()
 	}
+	pending := f.pending
+	f.pending = map[string]*[]byte{}
 	f.pendingMu.Unlock()
 	if f.watcher != nil {
 		f.watcher.close()
 	}
 	f.wg.Wait()
+	if len(pending) > 0 && !f.storeDeleted() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownFlush)
+		f.update(ctx, pending)
+		if len(unsaved) > 0 {
+			if _, err := f.eng.Refresh(ctx); err != nil {
+				f.log.Warn("auto-context without the unsaved buffers", zap.Error(err))
+			}
+		}
+		cancel()
+	}
 	f.eng.Close()
 	f.store().Close()
-}
-
-// bufferSource gives the engine the folder's open documents.
-type bufferSource struct {
-	srv *Server
-	f   *folder
-}
-
-func (b bufferSource) Buffer(rel string) ([]byte, *symbols.File, bool) {
-	b.srv.mu.RLock()
-	defer b.srv.mu.RUnlock()
-	for _, d := range b.srv.docs {
-		if d.folder == b.f && d.rel == rel && d.syms != nil {
-			return d.text, d.syms, true
-		}
-	}
-	return nil, nil, false
 }
 
 // status is the ctxls/status notification.

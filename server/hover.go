@@ -55,7 +55,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	var text []byte
 	var local *symbols.File
 	if d := s.doc(p.TextDocument.URI); d != nil {
-		text, local = d.text, d.syms
+		text, local = d.Text, d.Syms
 	} else if data, err := readSmallFile(f.root, abs, maxScanned); err == nil {
 		text = data
 	} else {

@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/overlay"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -68,7 +69,7 @@ type Server struct {
 	exitCode atomic.Int32
 	// parses counts buffer parses (didOpen, didChange), for the log and
 	// for tests of coalescing.
-	parses atomic.Int64
+	parses   atomic.Int64
 	exited   chan struct{}
 	exitOnce sync.Once
 
@@ -77,7 +78,9 @@ type Server struct {
 
 	mu      sync.RWMutex
 	folders []*folder
-	docs    map[protocol.DocumentURI]*document
+	// docs are the open documents (package overlay), read directly by
+	// each folder's engine.
+	docs *overlay.Set
 	// settings are the editor's (initializationOptions, didChangeConfiguration).
 	settings  engine.Settings
 	extractor *symbols.Extractor // used by the ordered worker only
@@ -104,7 +107,7 @@ func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
 		opts: opts, log: opts.Log, exited: make(chan struct{}), queue: make(chan queued, 256),
-		docs: map[protocol.DocumentURI]*document{}, settings: engine.DefaultSettings(), extractor: symbols.NewExtractor(), ctx: ctx, cancel: cancel,
+		docs: overlay.New(), settings: engine.DefaultSettings(), extractor: symbols.NewExtractor(), ctx: ctx, cancel: cancel,
 	}
 }
 
@@ -356,15 +359,11 @@ func (s *Server) close() {
 	s.cancel()
 	s.wg.Wait()
 	s.closeFolders()
-	s.mu.Lock()
-	for _, d := range s.docs {
-		if d.tree != nil {
-			d.tree.Close()
-			d.tree = nil
+	for _, d := range s.docs.Clear() {
+		if d.Tree != nil {
+			d.Tree.Close()
 		}
 	}
-	s.docs = map[protocol.DocumentURI]*document{}
-	s.mu.Unlock()
 }
 
 func (s *Server) closeFolders() {
@@ -433,8 +432,20 @@ func (s *Server) allFolders() []*folder {
 	return append([]*folder(nil), s.folders...)
 }
 
-func (s *Server) doc(u protocol.DocumentURI) *document {
+func (s *Server) doc(u protocol.DocumentURI) *overlay.Document { return s.docs.Get(string(u)) }
+
+// folderOf returns the folder an open document belongs to, or nil (outside
+// every folder, or the folder was removed since the document was opened).
+func (s *Server) folderOf(d *overlay.Document) *folder {
+	if d.Root == "" {
+		return nil
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.docs[u]
+	for _, f := range s.folders {
+		if f.root == d.Root {
+			return f
+		}
+	}
+	return nil
 }

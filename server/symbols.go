@@ -52,7 +52,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 	}
 	var f *symbols.File
 	if d := s.doc(p.TextDocument.URI); d != nil {
-		f = d.syms
+		f = d.Syms
 	} else {
 		abs := pathOf(string(p.TextDocument.URI))
 		// A file on disk is read only inside a workspace folder.

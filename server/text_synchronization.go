@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/internal/wspath"
+	"github.com/ctxls/ctxls/overlay"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -20,16 +23,25 @@ func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 	abs := pathOf(string(p.TextDocument.URI))
 	f, rel := s.sourceFolderFor(abs)
-	d := &document{uri: p.TextDocument.URI, abs: abs, rel: rel, folder: f, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
-	s.parse(ctx, d, nil)
-	s.mu.Lock()
-	if old := s.docs[d.uri]; old != nil && old.tree != nil {
-		old.tree.Close()
+	d := &overlay.Document{URI: string(p.TextDocument.URI), Abs: abs, Rel: rel, Version: p.TextDocument.Version, Text: []byte(p.TextDocument.Text)}
+	dirty := false
+	if f != nil {
+		d.Root = f.root
+		// An editor restoring unsaved work (hot exit) opens a buffer that
+		// is not the disk: it is what the person sees, so it goes to the
+		// index as an edit would, and back to the disk if it is discarded.
+		disk, err := wspath.ReadFile(f.root, abs)
+		dirty = err != nil || !bytes.Equal(disk, d.Text)
 	}
-	s.docs[d.uri] = d
-	s.mu.Unlock()
+	s.parse(ctx, d, f, nil)
+	if old := s.docs.Put(d, dirty); old != nil && old.Tree != nil {
+		old.Tree.Close()
+	}
 	if f != nil {
 		f.eng.Record(engine.Activity{Type: engine.FileOpen, Path: rel})
+		if dirty {
+			f.changed(rel, bufferEdited, d)
+		}
 	}
 	return nil, nil
 }
@@ -44,8 +56,8 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 		s.log.Warn("didChange for a document that is not open; ignored", zap.String("uri", string(p.TextDocument.URI)))
 		return nil, nil
 	}
-	text := d.text
-	tree := d.tree
+	text := d.Text
+	tree := d.Tree
 	var spans [][2]int
 	var edits []sitter.EditInput
 	for _, ch := range p.ContentChanges {
@@ -65,75 +77,73 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 		text = newText
 		spans = append(spans, [2]int{from, to})
 	}
-	nd := &document{uri: d.uri, abs: d.abs, rel: d.rel, folder: d.folder, version: p.TextDocument.Version, text: text, tree: tree, dirty: true}
-	if len(edits) == 1 && len(p.ContentChanges) == 1 && tree != nil && d.syms != nil {
-		s.parseEdit(ctx, nd, tree, d.syms, edits[0])
+	f := s.folderOf(d)
+	nd := &overlay.Document{URI: d.URI, Abs: d.Abs, Root: d.Root, Rel: d.Rel, Version: p.TextDocument.Version, Text: text, Tree: tree}
+	if len(edits) == 1 && len(p.ContentChanges) == 1 && tree != nil && d.Syms != nil {
+		s.parseEdit(ctx, nd, tree, d.Syms, edits[0])
 	} else {
-		s.parse(ctx, nd, tree)
+		s.parse(ctx, nd, f, tree)
 	}
-	s.mu.Lock()
-	s.docs[d.uri] = nd
-	s.mu.Unlock()
-	if d.folder == nil {
+	s.docs.Put(nd, true)
+	if f == nil {
 		return nil, nil
 	}
-	a := engine.Activity{Type: engine.FileEdit, Path: d.rel, ChangedSymbols: changedSymbols(nd.syms, spans)}
+	a := engine.Activity{Type: engine.FileEdit, Path: d.Rel, ChangedSymbols: changedSymbols(nd.Syms, spans)}
 	if len(spans) > 0 {
 		a.Line = spans[0][0]
 	}
-	d.folder.eng.Record(a)
-	if nd.syms != nil {
-		d.folder.queueUpdate(d.rel, nd.text)
-	}
+	f.eng.Record(a)
+	f.changed(d.Rel, bufferEdited, nd)
 	return nil, nil
 }
 
-// parse extracts the symbols of d.text, re-using old (already edited to
-// match, and closed here) when given. Documents over the index's size limit,
-// and languages ctxls does not parse, keep their text only.
-func (s *Server) parse(ctx context.Context, d *document, old *sitter.Tree) {
-	d.tree, d.syms = nil, nil
+// parse extracts the symbols of d.Text, re-using old (already edited to
+// match, and closed here) when given. Documents over the index's size limit
+// (of folder f, or 1 MiB outside every folder), and languages ctxls does not
+// parse, keep their text only.
+func (s *Server) parse(ctx context.Context, d *overlay.Document, f *folder, old *sitter.Tree) {
+	d.Tree, d.Syms = nil, nil
 	defer func() {
 		if old != nil {
 			old.Close()
 		}
 	}()
-	if _, ok := symbols.LanguageFor(d.abs); !ok {
+	if _, ok := symbols.LanguageFor(d.Abs); !ok {
 		return
 	}
 	limit := int64(1 << 20)
-	if d.folder != nil {
-		limit = d.folder.cfg.Index.MaxFileSize
+	if f != nil {
+		limit = f.cfg.Index.MaxFileSize
 	}
-	if int64(len(d.text)) > limit {
+	if int64(len(d.Text)) > limit {
 		return
 	}
 	start := time.Now()
 	s.parses.Add(1)
-	f, tree, err := s.extractor.ExtractIncremental(ctx, d.abs, old, d.text)
+	syms, tree, err := s.extractor.ExtractIncremental(ctx, d.Abs, old, d.Text)
 	if err != nil {
-		s.log.Warn("parse buffer", zap.String("path", d.abs), zap.Error(err))
+		s.log.Warn("parse buffer", zap.String("path", d.Abs), zap.Error(err))
 		return
 	}
-	d.tree, d.syms = tree, f
-	s.log.Debug("parsed buffer", zap.String("path", d.abs), zap.Int("bytes", len(d.text)), zap.Bool("incremental", old != nil), zap.Duration("took", time.Since(start)))
+	d.Tree, d.Syms = tree, syms
+	s.log.Debug("parsed buffer", zap.String("path", d.Abs), zap.Int("bytes", len(d.Text)), zap.Bool("incremental", old != nil), zap.Duration("took", time.Since(start)))
 }
 
 // parseEdit is parse for one edit of a parsed document: the declarations of
 // prev are reused when the edit stays inside one function body
 // (symbols.ExtractEdit), the common case while typing.
-func (s *Server) parseEdit(ctx context.Context, d *document, old *sitter.Tree, prev *symbols.File, edit sitter.EditInput) {
-	d.tree, d.syms = nil, nil
+func (s *Server) parseEdit(ctx context.Context, d *overlay.Document, old *sitter.Tree, prev *symbols.File, edit sitter.EditInput) {
+	d.Tree, d.Syms = nil, nil
 	defer old.Close()
 	start := time.Now()
 	s.parses.Add(1)
-	f, tree, reused, err := s.extractor.ExtractEdit(ctx, d.abs, old, prev, edit, d.text)
+	syms, tree, reused, err := s.extractor.ExtractEdit(ctx, d.Abs, old, prev, edit, d.Text)
 	if err != nil {
-		s.log.Warn("parse buffer", zap.String("path", d.abs), zap.Error(err))
+		s.log.Warn("parse buffer", zap.String("path", d.Abs), zap.Error(err))
 		return
 	}
-	d.tree, d.syms = tree, f
-	s.log.Debug("parsed buffer", zap.String("path", d.abs), zap.Int("bytes", len(d.text)), zap.Bool("reused", reused), zap.Duration("took", time.Since(start)))
+	d.Tree, d.Syms = tree, syms
+	s.log.Debug("parsed buffer", zap.String("path", d.Abs), zap.Int("bytes", len(d.Text)), zap.Bool("reused", reused), zap.Duration("took", time.Since(start)))
 }
 
 func (s *Server) didSave(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -141,15 +151,9 @@ func (s *Server) didSave(ctx context.Context, raw json.RawMessage) (any, error) 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	abs := pathOf(string(p.TextDocument.URI))
-	s.mu.Lock()
-	if d := s.docs[p.TextDocument.URI]; d != nil {
-		d.dirty = false
-	}
-	s.mu.Unlock()
-	if f, rel := s.sourceFolderFor(abs); f != nil {
-		// The saved file is the truth now: index it from disk.
-		f.queueUpdate(rel, nil)
+	s.docs.Saved(string(p.TextDocument.URI))
+	if f, rel := s.sourceFolderFor(pathOf(string(p.TextDocument.URI))); f != nil {
+		f.changed(rel, fileSaved, nil)
 	}
 	return nil, nil
 }
@@ -159,21 +163,17 @@ func (s *Server) didClose(ctx context.Context, raw json.RawMessage) (any, error)
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	d := s.docs[p.TextDocument.URI]
-	delete(s.docs, p.TextDocument.URI)
-	s.mu.Unlock()
+	d, dirty := s.docs.Close(string(p.TextDocument.URI))
 	if d == nil {
 		return nil, nil
 	}
-	if d.tree != nil {
-		d.tree.Close()
+	if d.Tree != nil {
+		d.Tree.Close()
 	}
-	if d.folder != nil {
-		d.folder.eng.Record(engine.Activity{Type: engine.FileClose, Path: d.rel})
-		if d.dirty {
-			// Closed without saving: the index goes back to the disk.
-			d.folder.queueUpdate(d.rel, nil)
+	if f := s.folderOf(d); f != nil {
+		f.eng.Record(engine.Activity{Type: engine.FileClose, Path: d.Rel})
+		if dirty {
+			f.changed(d.Rel, bufferDiscarded, nil)
 		}
 	}
 	return nil, nil

@@ -147,27 +147,12 @@ func (w *watcher) file(abs string) {
 	if strings.HasPrefix(rel, "..") || inStateDir(rel) {
 		return
 	}
-	if w.f.srv.openDirty(w.f, rel) {
-		return // the editor's buffer is newer than the disk
-	}
-	w.f.queueUpdate(rel, nil)
+	w.f.changed(rel, diskChanged, nil)
 }
 
 func (w *watcher) close() {
 	w.fsw.Close()
 	<-w.done
-}
-
-// openDirty reports whether rel is open in the editor with unsaved changes.
-func (s *Server) openDirty(f *folder, rel string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, d := range s.docs {
-		if d.folder == f && d.rel == rel {
-			return d.dirty
-		}
-	}
-	return false
 }
 
 // didChangeWatchedFiles re-indexes what the client saw change on disk.
@@ -182,10 +167,7 @@ func (s *Server) didChangeWatchedFiles(ctx context.Context, raw json.RawMessage)
 		if f == nil || rel == "" {
 			continue
 		}
-		if _, ok := symbols.LanguageFor(abs); !ok || s.openDirty(f, rel) {
-			continue
-		}
-		f.queueUpdate(rel, nil)
+		f.changed(rel, diskChanged, nil)
 	}
 	return nil, nil
 }

@@ -344,14 +344,26 @@ type FieldWeights [6]float64
 // Search runs a full-text query over analyzed terms: terms are OR-ed and
 // scored with FTS5's BM25 using the field weights.
 func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limit int) ([]Hit, error) {
-	if len(terms) == 0 {
+	return s.search(ctx, orQuery(terms), w, limit)
+}
+
+// SearchAll is Search over the documents that hold every one of terms: a
+// conjunction reads the terms' posting lists but scores only the documents
+// they share, so words too common to rank alone can still be searched
+// together.
+func (s *Store) SearchAll(ctx context.Context, terms []string, w FieldWeights, limit int) ([]Hit, error) {
+	return s.search(ctx, andQuery(terms), w, limit)
+}
+
+func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit int) ([]Hit, error) {
+	if match == "" {
 		return nil, nil
 	}
 	// Full-text rows are numbered by entities.seq: map them to entity ids.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
 		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`,
-		w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms))
+		w[0], w[1], w[2], w[3], w[4], w[5], limit), match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -611,7 +623,17 @@ const (
 // over the terms. A term given twice counts twice, as a repeated query word
 // does in BM25.
 func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
-	if len(terms) == 0 {
+	return s.searchFiles(ctx, corpus, orQuery(terms), pathWeight, bodyWeight, limit)
+}
+
+// SearchAllFiles is SearchFiles over the files that hold every one of terms
+// (see SearchAll).
+func (s *Store) SearchAllFiles(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+	return s.searchFiles(ctx, corpus, andQuery(terms), pathWeight, bodyWeight, limit)
+}
+
+func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pathWeight, bodyWeight float64, limit int) ([]Hit, error) {
+	if match == "" {
 		return nil, nil
 	}
 	table := fileTable(corpus)
@@ -619,7 +641,7 @@ func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, 
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
 		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT %[4]d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight, limit),
-		orQuery(terms))
+		match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
@@ -627,11 +649,16 @@ func (s *Store) SearchFiles(ctx context.Context, corpus Corpus, terms []string, 
 }
 
 // orQuery is an FTS5 query matching any of terms, each quoted as a string.
-func orQuery(terms []string) string {
+func orQuery(terms []string) string { return joinQuery(terms, " OR ") }
+
+// andQuery is the FTS5 query matching documents that hold every term.
+func andQuery(terms []string) string { return joinQuery(terms, " AND ") }
+
+func joinQuery(terms []string, op string) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
-			b.WriteString(" OR ")
+			b.WriteString(op)
 		}
 		b.WriteByte('"')
 		b.WriteString(strings.ReplaceAll(t, `"`, `""`))

@@ -141,6 +141,15 @@ func (d *doctor) run(ctx context.Context) {
 		return
 	}
 	d.verdict(stats.Parsed > 0, "index", fmt.Sprintf("%d files, %d entities, updated %s", stats.Files, stats.Entities, at))
+	if stats.Files == 0 {
+		var exclude []string
+		if cfg, err := config.Load(d.root); err == nil {
+			exclude = cfg.Index.Exclude
+		}
+		if rules, err := index.IgnoreRules(d.root, exclude); err == nil && len(rules) > 0 {
+			d.info("ignore rules", strings.Join(rules, "; "))
+		}
+	}
 	switch {
 	case herr != nil:
 		d.verdict(false, "index state", herr.Error())

@@ -230,4 +230,10 @@ func printSummary(w io.Writer, s index.Summary) {
 	if s.Unsupported > 0 {
 		fmt.Fprintf(w, "  ignored:   %d files in unsupported formats\n", s.Unsupported)
 	}
+	if s.Files == 0 && len(s.IgnoredBy) > 0 {
+		fmt.Fprintf(w, "  nothing to index: ignore rules exclude the workspace's files\n")
+		for _, r := range s.IgnoredBy {
+			fmt.Fprintf(w, "    %s\n", r)
+		}
+	}
 }

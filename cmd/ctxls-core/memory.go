@@ -123,7 +123,9 @@ directory. Stores written by the TypeScript memory plugin are read as they are.`
 	}
 	cmd.AddCommand(newMemoryWriteCmd(), newMemoryShowCmd(), newMemoryListCmd(), newMemorySearchCmd(),
 		newMemoryUpdateCmd(), newMemoryDeleteCmd(), newMemoryLinkCmd(true), newMemoryLinkCmd(false),
-		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd(), newMemoryExportCmd())
+		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd(), newMemoryExportCmd(),
+		newMemoryThinkCmd())
+	cmd.AddCommand(newMemoryOpsCmds()...)
 	return cmd
 }
 
@@ -618,6 +620,7 @@ func newMemoryLinkCmd(link bool) *cobra.Command {
 
 func newMemoryGraphCmd() *cobra.Command {
 	var f memoryCmd
+	var mermaid bool
 	cmd := &cobra.Command{
 		Use:   "graph [SLUG]",
 		Short: "Print a scope's links (all, or those of one memory)",
@@ -635,6 +638,13 @@ func newMemoryGraphCmd() *cobra.Command {
 			g, err := f.graph(cmd.Context(), ms, sc)
 			if err != nil {
 				return err
+			}
+			if mermaid {
+				only := ""
+				if len(args) == 1 {
+					only = args[0]
+				}
+				return writeMermaid(cmd.OutOrStdout(), g, only, titlesOf(cmd, ms, sc))
 			}
 			adj := g.Adj
 			if len(args) == 1 {
@@ -656,6 +666,7 @@ func newMemoryGraphCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart (each link once)")
 	f.flags(cmd, "scope (default: config scopes.default, else project)")
 	return cmd
 }

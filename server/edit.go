@@ -1,5 +1,10 @@
 package server
 
+// The protocol side of open documents: applying didChange edits in LSP
+// positions, the tree-sitter edit they make, the word under a position and
+// the declarations an edit touched. The documents themselves live in
+// package overlay.
+
 import (
 	"bytes"
 	"unicode/utf8"
@@ -9,24 +14,6 @@ import (
 
 	"github.com/ctxls/ctxls/symbols"
 )
-
-// document is an open editor buffer: the overlay over the file on disk.
-// Its text is replaced, never modified in place, so a reader holding an old
-// slice is never disturbed.
-type document struct {
-	uri     protocol.DocumentURI
-	abs     string
-	rel     string // relative to the folder root; "" outside every folder
-	folder  *folder
-	version int32
-	text    []byte
-	// tree is the syntax tree of text for incremental re-parsing; nil when
-	// the language is unsupported or the document too large.
-	tree *sitter.Tree
-	syms *symbols.File
-	// dirty is set by changes and cleared when the buffer reaches the index.
-	dirty bool
-}
 
 // rangeChange is a didChange content change. Range is a pointer because a
 // change without a range replaces the whole document, and go.lsp.dev's type
