@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
+.PHONY: all build install uninstall run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
@@ -20,6 +20,20 @@ all: build
 build:
 	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/ctxls-core ./cmd/ctxls-core
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/ctxls ./cmd/ctxls
+
+# install puts both programs in one directory, as go install would: $(GOBIN),
+# else $(GOPATH)/bin, or $(PREFIX)/bin when PREFIX is given (DESTDIR for
+# packagers). They go together: ctxls runs the ctxls-core beside it.
+PREFIX ?=
+GOBIN  ?= $(shell $(GO) env GOBIN)
+BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(if $(GOBIN),$(GOBIN),$(shell $(GO) env GOPATH)/bin))
+install: build
+	install -d '$(DESTDIR)$(BINDIR)'
+	install -m 0755 bin/ctxls-core bin/ctxls '$(DESTDIR)$(BINDIR)/'
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on PATH; add it (export PATH=\"$(BINDIR):\$$PATH\") so that ctxls and its hooks find it" >&2;; esac
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/ctxls' '$(DESTDIR)$(BINDIR)/ctxls-core'
 
 # run is the main job on this repository: build, index it, and show the
 # auto-context for a question about it.
@@ -39,11 +53,18 @@ FAKE_API   ?= $(abspath $(CURDIR)/../shared/tools/claude-code-fake-api.py)
 # test runs every test suite; it is the README's test command and what CI runs.
 test: build e2e-deps test-go test-fuzz test-race test-ext
 
+# test-go prints each package's result and the output of failing tests
+# (scripts/testreport reads go test -json), then every skipped test with
+# its reason, also kept in $(SKIPPED) for .ci/run to repeat at its end.
+# With CI=true a test skipped for a missing prerequisite (a tool, a
+# fixture) fails the run: a CI machine must have them all.
+SKIPPED := .cache/skipped-tests.txt
 test-go:
+	@mkdir -p .cache
 	CTXLS_BIN=$(CURDIR)/bin/ctxls \
 	CTXLS_CLAUDE_BIN=$(if $(wildcard $(CLAUDE_BIN)),$(CLAUDE_BIN)) \
 	CTXLS_FAKE_API=$(if $(wildcard $(FAKE_API)),$(FAKE_API)) \
-	$(GO) test -tags $(TAGS) -count=1 ./...
+	$(GO) test -json -tags $(TAGS) -count=1 ./... | $(GO) run ./scripts/testreport -skips $(SKIPPED) $(if $(filter true 1,$(CI)),-strict)
 
 # test-fuzz runs every fuzz target of the repository (each `func FuzzX` in
 # a _test.go file, found by grep so new ones are picked up) for FUZZTIME;

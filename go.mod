@@ -47,3 +47,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+// npm ci puts Go sources of its own in node_modules (flatted): ./... must not
+// build or test them.
+ignore ./node_modules

@@ -59,3 +59,24 @@ export function cliError(what: string, r: CliResult): string {
 	const said = (r.stderr.trim() || r.stdout.trim()).split("\n").slice(-3).join(" ");
 	return said !== "" ? `${what} failed: ${said}` : `${what} failed (exit ${r.code})`;
 }
+
+/**
+ * initArgs are the arguments of `ctxls init` for the Install Claude Code
+ * Hooks command. A ctxls found on PATH goes into the project's shared
+ * .claude/settings.json as `ctxls`, which every teammate's PATH resolves;
+ * any other binary (the setting, the one packaged in the .vsix) is a path of
+ * this machine, so it goes into .claude/settings.local.json, which is not
+ * committed (docs/decisions/0098).
+ */
+export function initArgs(root: string, bin: { path: string; source: string }): string[] {
+	const args = ["init", "--root", root, "--no-index"];
+	if (bin.source !== "PATH") {
+		args.push("--local", "--command", bin.path);
+	}
+	return args;
+}
+
+/** initTarget is the settings file initArgs installs into, relative to the root. */
+export function initTarget(args: string[]): string {
+	return args.includes("--local") ? ".claude/settings.local.json" : ".claude/settings.json";
+}

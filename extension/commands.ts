@@ -4,7 +4,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { cliError, runCli } from "./cli";
+import type { Binary } from "./binary";
+import { cliError, initArgs, initTarget, runCli } from "./cli";
 import { debounce } from "./debounce";
 import { autoContextFile, folderFor } from "./folders";
 import { memoryArgs, memoryBody, memoryTypes, parseTags, suggestedTags } from "./memory";
@@ -56,6 +57,10 @@ async function pickFolder(): Promise<string | undefined> {
 }
 
 function binaryPath(d: Deps): string {
+	return binary(d).path;
+}
+
+function binary(d: Deps): Binary {
 	if (!vscode.workspace.isTrusted) {
 		throw new Error("ctxls runs only in a trusted workspace (Manage Workspace Trust)");
 	}
@@ -63,7 +68,7 @@ function binaryPath(d: Deps): string {
 	if ("error" in bin) {
 		throw new Error(bin.error);
 	}
-	return bin.path;
+	return bin;
 }
 
 async function showAutoContext(d: Deps): Promise<void> {
@@ -182,13 +187,14 @@ async function installHooks(d: Deps): Promise<void> {
 	if (root === undefined) {
 		return;
 	}
-	const bin = binaryPath(d);
-	const r = await runCli(bin, ["init", "--root", root, "--no-index"], { cwd: root });
-	d.out.appendLine(`$ ctxls init --root ${root}\n${r.stdout}${r.stderr}`);
+	const bin = binary(d);
+	const args = initArgs(root, bin);
+	const r = await runCli(bin.path, args, { cwd: root });
+	d.out.appendLine(`$ ctxls ${args.join(" ")}\n${r.stdout}${r.stderr}`);
 	if (r.code !== 0) {
 		throw new Error(cliError("ctxls init", r));
 	}
-	void vscode.window.showInformationMessage(`ctxls: Claude Code hooks installed in ${root}/.claude/settings.json`);
+	void vscode.window.showInformationMessage(`ctxls: Claude Code hooks installed in ${root}/${initTarget(args)}`);
 }
 
 async function doctor(d: Deps): Promise<void> {

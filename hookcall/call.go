@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,12 @@ func Call(ctx context.Context, req *Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	return CallSocket(ctx, sock, req)
+}
+
+// CallSocket is Call to the daemon listening on sock, whatever workspace
+// it serves.
+func CallSocket(ctx context.Context, sock string, req *Request) (Response, error) {
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
@@ -59,6 +66,16 @@ func Stop(ctx context.Context, root string) error {
 		return nil
 	}
 	return err
+}
+
+// Sockets returns the sockets of this user's daemons, each of which may
+// be stale (its daemon killed): CallSocket then returns ErrNoDaemon.
+func Sockets() ([]string, error) {
+	dir, err := socketDir()
+	if err != nil {
+		return nil, err
+	}
+	return filepath.Glob(filepath.Join(dir, "*.sock"))
 }
 
 // Ping checks that a daemon serves root: it answers a call without an

@@ -41,6 +41,9 @@ type Request struct {
 	// Stop asks the daemon to exit once the calls in flight are answered
 	// (whatever its build); see Stop.
 	Stop bool `json:"stop,omitempty"`
+	// Info asks the daemon what it serves (Response.Daemon), whatever
+	// its build; see List.
+	Info bool `json:"info,omitempty"`
 }
 
 // Query is a `ctxls query` call: its text and flags.
@@ -62,6 +65,17 @@ type Response struct {
 	Refused string `json:"refused,omitempty"`
 	// Error is a query's failure, to report as the command's error.
 	Error string `json:"error,omitempty"`
+	// Daemon answers an Info request.
+	Daemon *DaemonInfo `json:"daemon,omitempty"`
+}
+
+// DaemonInfo is what a daemon says of itself (`ctxls daemon list`).
+type DaemonInfo struct {
+	Root     string    `json:"root"`
+	PID      int       `json:"pid"`
+	Identity string    `json:"identity"` // its build (see Identity)
+	Started  time.Time `json:"started"`
+	LastCall time.Time `json:"last_call"`
 }
 
 // Off says whether CTXLS_HOOK_DAEMON=0 in the environment keeps this

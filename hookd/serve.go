@@ -131,7 +131,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}()
 
 	// Each call's log lines say they were answered here.
-	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir()}
+	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir(), started: time.Now()}
 	d.last.Store(time.Now().UnixNano())
 	ctx, d.stop = context.WithCancelCause(ctx)
 	go func() {
@@ -143,6 +143,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 	d.heal(ctx)
 	go d.watch(ctx, held, sock, sockInfo)
+	go d.follow(ctx)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
 	var wg sync.WaitGroup
@@ -210,6 +211,8 @@ type daemon struct {
 	home string
 	stop context.CancelCauseFunc
 	last atomic.Int64 // UnixNano of the last call
+	// started is when the daemon began to serve, for Info requests.
+	started time.Time
 }
 
 // errIdle, errIndexGone and the others are why a daemon stopped, for its log.
@@ -278,7 +281,6 @@ func (d *daemon) heal(ctx context.Context) {
 // serve answers the one request a connection carries.
 func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
-	d.last.Store(time.Now().UnixNano())
 	// A client that connects and sends nothing must not hold a goroutine
 	// for ever; the answer itself is bounded by the hook's deadline.
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -286,6 +288,11 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
 		d.log.Warn("hook daemon: unreadable request", zap.Error(err))
 		return
+	}
+	if !req.Info {
+		// Listing the daemons neither keeps one alive nor counts as
+		// its last call.
+		d.last.Store(time.Now().UnixNano())
 	}
 	resp := d.answer(ctx, &req)
 	conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
@@ -301,6 +308,9 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		// Once the calls in flight are answered.
 		d.stop(errStopped)
 		return hookcall.Response{}
+	case req.Info:
+		return hookcall.Response{Daemon: &hookcall.DaemonInfo{Root: d.opts.Root, PID: os.Getpid(), Identity: d.opts.Identity,
+			Started: d.started, LastCall: time.Unix(0, d.last.Load())}}
 	case req.Event == "" && req.Query == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:

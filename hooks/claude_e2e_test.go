@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -30,14 +29,18 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 		t.Skipf("fake API script: %v", err)
 	}
 	root := workspace(t)
-	// As a person runs it: the hooks run the thin client (bin is ctxls, and
-	// init runs in ctxls-core beside it).
-	if out, err := exec.Command(bin, "init", "--root", root, "--no-index").CombinedOutput(); err != nil {
+	// As a person runs it: the thin client installed on PATH (bin is ctxls,
+	// and init runs in ctxls-core beside it), and the project's shared
+	// settings naming ctxls, not this machine's path (decision 0098).
+	path := filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	initCmd := exec.Command(bin, "init", "--root", root, "--no-index")
+	initCmd.Env = append(os.Environ(), "PATH="+path)
+	if out, err := initCmd.CombinedOutput(); err != nil {
 		t.Fatalf("ctxls init: %v %s", err, out)
 	}
 	settings, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
-	if quoted, _ := json.Marshal(bin); !bytes.Contains(settings, quoted) {
-		t.Errorf("ctxls init did not install %s:\n%s", bin, settings)
+	if !bytes.Contains(settings, []byte(`"command": "ctxls"`)) {
+		t.Errorf("ctxls init did not install ctxls from PATH:\n%s", settings)
 	}
 
 	// The fake API on a free loopback port.
@@ -69,7 +72,7 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 		"--output-format", "stream-json", "--verbose", "--include-hook-events")
 	cmd.Dir = root
 	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + scratch, "TMPDIR=" + scratch,
+		"PATH=" + path, "HOME=" + scratch, "TMPDIR=" + scratch,
 		"ANTHROPIC_API_KEY=sk-ant-dummy", fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 	}

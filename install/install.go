@@ -132,12 +132,49 @@ func Settings(path string, opts Options) (Report, error) {
 	} else {
 		delete(doc, "hooks")
 	}
+	if opts.Uninstall {
+		if err := removeOrWrite(path, doc, old, opts.Now, &rep); err != nil {
+			return rep, err
+		}
+		if dir := filepath.Dir(path); filepath.Base(dir) == ".claude" {
+			// The .claude directory init created for the file goes with
+			// it when nothing else is in it (Remove fails on one that is
+			// not empty).
+			os.Remove(dir)
+		}
+		return rep, nil
+	}
 	changed, backup, err := writeJSON(path, doc, old, opts.Now)
 	if !changed {
 		rep.Added, rep.Removed = 0, 0
 	}
 	rep.Backup = backup
 	return rep, err
+}
+
+// removeOrWrite ends an uninstall: a file that did not exist stays absent,
+// a file that held only ctxls's entries is removed (it came with ctxls init,
+// and `ctxls init` writes it again; nothing of anyone else's needs a
+// backup), and any other file is written back without them.
+func removeOrWrite(path string, doc map[string]any, old []byte, now time.Time, rep *Report) error {
+	if old == nil || rep.Removed == 0 {
+		// Nothing of ours was there: the file stays as it is, byte for
+		// byte (not even reformatted).
+		rep.Removed = 0
+		return nil
+	}
+	if len(doc) == 0 {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("remove %s: %w", path, err)
+		}
+		return nil
+	}
+	changed, backup, err := writeJSON(path, doc, old, now)
+	if !changed {
+		rep.Added, rep.Removed = 0, 0
+	}
+	rep.Backup = backup
+	return err
 }
 
 // readJSON reads a JSON object file; a missing or empty file is an empty
@@ -245,6 +282,14 @@ most relevant pieces into the conversation automatically. When you need more:
 	return written, nil
 }
 
+// gitignoreMarker is the comment EnsureGitignore writes above the line it
+// adds, so that RemoveGitignore removes exactly what init added and never a
+// line the project wrote itself.
+const gitignoreMarker = "# added by ctxls init (ctxls init --uninstall removes these two lines)"
+
+// gitignoreLine is the pattern EnsureGitignore adds.
+const gitignoreLine = ".ctxls/"
+
 // EnsureGitignore adds a line for .ctxls/ to a workspace's .gitignore when
 // neither it nor an equivalent pattern is there.
 func EnsureGitignore(root string) (bool, error) {
@@ -262,6 +307,40 @@ func EnsureGitignore(root string) (bool, error) {
 	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
 		data = append(data, '\n')
 	}
-	data = append(data, []byte(".ctxls/\n")...)
+	data = append(data, []byte(gitignoreMarker+"\n"+gitignoreLine+"\n")...)
 	return true, store.WriteFileAtomic(p, data, 0o644)
+}
+
+// RemoveGitignore takes out of a workspace's .gitignore the lines
+// EnsureGitignore added (recognised by their marker), and removes the file
+// when nothing else is left in it. A .ctxls/ line without the marker was
+// written by someone else and stays.
+func RemoveGitignore(root string) (bool, error) {
+	p := filepath.Join(root, ".gitignore")
+	data, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	var kept []string
+	removed := false
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], "\r\n") == gitignoreMarker && i+1 < len(lines) && strings.TrimRight(lines[i+1], "\r\n") == gitignoreLine {
+			i++
+			removed = true
+			continue
+		}
+		kept = append(kept, lines[i])
+	}
+	if !removed {
+		return false, nil
+	}
+	out := strings.Join(kept, "")
+	if strings.TrimSpace(out) == "" {
+		return true, os.Remove(p)
+	}
+	return true, store.WriteFileAtomic(p, []byte(out), 0o644)
 }

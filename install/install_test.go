@@ -112,7 +112,95 @@ func TestPluginAndGitignore(t *testing.T) {
 		t.Fatal("added twice")
 	}
 	data, _ = os.ReadFile(filepath.Join(dir, ".gitignore"))
-	if string(data) != "node_modules\n.ctxls/\n" {
+	if string(data) != "node_modules\n"+gitignoreMarker+"\n.ctxls/\n" {
 		t.Fatalf(".gitignore = %q", data)
+	}
+	if removed, err := RemoveGitignore(dir); !removed || err != nil {
+		t.Fatalf("RemoveGitignore = %v %v", removed, err)
+	}
+	if data, _ = os.ReadFile(filepath.Join(dir, ".gitignore")); string(data) != "node_modules\n" {
+		t.Fatalf(".gitignore after RemoveGitignore = %q", data)
+	}
+}
+
+// Uninstall leaves the files as init found them: a line of the project's
+// own stays, and what init created goes.
+func TestUninstallLeavesFilesAsFound(t *testing.T) {
+	root := t.TempDir()
+	// A .ctxls/ line the project wrote is not init's to remove.
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".ctxls/\n"), 0o644)
+	if removed, err := RemoveGitignore(root); removed || err != nil {
+		t.Errorf("RemoveGitignore of the project's own line = %v %v", removed, err)
+	}
+	os.Remove(filepath.Join(root, ".gitignore"))
+	if _, err := EnsureGitignore(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RemoveGitignore(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".gitignore")); !os.IsNotExist(err) {
+		t.Errorf(".gitignore init created is still there: %v", err)
+	}
+
+	p := filepath.Join(root, ".claude", "settings.json")
+	// Uninstall where nothing was installed creates nothing.
+	if _, err := Settings(p, Options{Uninstall: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("uninstall created %s: %v", p, err)
+	}
+	if _, err := Settings(p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Settings(p, Options{Uninstall: true}); err != nil || rep.Removed != len(Hooks) || rep.Backup != "" {
+		t.Fatalf("uninstall: %+v %v", rep, err)
+	}
+	if _, err := os.Stat(filepath.Dir(p)); !os.IsNotExist(err) {
+		t.Errorf("%s init created is still there: %v", filepath.Dir(p), err)
+	}
+
+	// A file without ctxls's hooks is not rewritten, not even reformatted.
+	own := `{"model":"opus"}`
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(own), 0o644)
+	if rep, err := Settings(p, Options{Uninstall: true}); err != nil || rep.Removed != 0 || rep.Backup != "" {
+		t.Fatalf("uninstall of a file without ctxls: %+v %v", rep, err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != own {
+		t.Errorf("file without ctxls rewritten: %s", data)
+	}
+}
+
+func TestSharedCommand(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin", "ctxls")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(root, "notes.txt"), nil, 0o644)
+	t.Setenv("PATH", filepath.Join(root, "bin"))
+	for _, c := range []struct {
+		command  string
+		shared   bool   // CheckShared accepts it
+		resolves string // Resolve's answer, "" for an error
+	}{
+		{"ctxls", true, bin},
+		{"no-such-ctxls", true, ""},
+		{"bin/ctxls", true, bin},
+		{"./bin/ctxls", true, bin},
+		{"notes.txt", true, ""},   // a name, not on PATH
+		{"./notes.txt", true, ""}, // not executable
+		{"./bin", true, ""},       // a directory
+		{bin, false, bin},
+		{"~/bin/ctxls", false, ""},
+	} {
+		if err := CheckShared(c.command); (err == nil) != c.shared {
+			t.Errorf("CheckShared(%q) = %v", c.command, err)
+		}
+		got, err := Resolve(root, c.command)
+		if got != c.resolves || (err == nil) != (c.resolves != "") {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", c.command, got, err, c.resolves)
+		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/ctxls/ctxls/store"
 )
 
 // MCPServerName is the key of ctxls's entry in an .mcp.json file.
@@ -80,14 +78,8 @@ func MCPConfig(path string, opts Options) (Report, error) {
 	} else {
 		delete(doc, "mcpServers")
 	}
-	if opts.Uninstall && len(doc) == 0 {
-		// Only our entry was there: the file goes, as it came (a backup
-		// keeps what it held).
-		rep.Backup = fmt.Sprintf("%s.bak-%s", path, opts.Now.UTC().Format("20060102T150405"))
-		if err := store.WriteFileAtomic(rep.Backup, old, 0o644); err != nil {
-			return rep, err
-		}
-		return rep, os.Remove(path)
+	if opts.Uninstall {
+		return rep, removeOrWrite(path, doc, old, opts.Now, &rep)
 	}
 	changed, backup, err := writeJSON(path, doc, old, opts.Now)
 	if !changed {

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/internal/wspath"
+	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -32,14 +31,6 @@ func resolveRoot(root string) (string, error) {
 		return "", fmt.Errorf("root %s: %w", root, err)
 	}
 	return abs, nil
-}
-
-// writeJSON prints v as one indented JSON document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // relToRoot returns p relative to root (slash-separated); p may be absolute
@@ -70,3 +61,20 @@ func repairCorrupt(ctx context.Context, root string, err error) error {
 	}
 	return err
 }
+
+// invalidAsUsage makes a memory that breaks the validation rules a usage
+// error (exit 2) when its fields come from the command line: a missing
+// --type is then the same mistake as a --type that names no type. A memory
+// file given whole (on stdin) that breaks them is a failure (exit 1).
+func invalidAsUsage(err error) error {
+	var ve memory.ValidationError
+	if errors.As(err, &ve) {
+		return &usageError{err.Error()}
+	}
+	return err
+}
+
+// jsonVersion is the "version" of every --json output's shape
+// (docs/json.md): raised when a key is renamed or removed, not when one is
+// added.
+const jsonVersion = 1

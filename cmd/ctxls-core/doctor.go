@@ -71,12 +71,16 @@ func (d *doctor) info(what, detail string) {
 
 func (d *doctor) run(ctx context.Context) {
 	// Hooks installed, and the command they run exists.
-	command := ""
-	for _, p := range []string{
-		filepath.Join(d.root, ".claude", "settings.json"),
-		filepath.Join(d.root, ".claude", "settings.local.json"),
-		filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"),
+	path := ""
+	for _, f := range []struct {
+		path   string
+		shared bool // committed and used by the whole team
+	}{
+		{filepath.Join(d.root, ".claude", "settings.json"), true},
+		{filepath.Join(d.root, ".claude", "settings.local.json"), false},
+		{filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"), false},
 	} {
+		p := f.path
 		data, err := os.ReadFile(p)
 		if err != nil {
 			continue
@@ -94,7 +98,7 @@ func (d *doctor) run(ctx context.Context) {
 			d.verdict(false, "settings "+p, "not valid JSON: "+err.Error())
 			continue
 		}
-		found := 0
+		found, command := 0, ""
 		for _, h := range install.Hooks {
 			for _, g := range doc.Hooks[h.Event] {
 				for _, x := range g.Hooks {
@@ -106,14 +110,21 @@ func (d *doctor) run(ctx context.Context) {
 			}
 		}
 		d.verdict(found == len(install.Hooks), "hooks in "+p, fmt.Sprintf("%d of %d installed", found, len(install.Hooks)))
+		if command != "" {
+			if resolved := d.command(p, command, f.shared); resolved != "" {
+				path = resolved
+			}
+		}
 	}
-	if command == "" {
-		d.verdict(false, "hooks installed", "none found; run 'ctxls init'")
-		command, _ = os.Executable()
+	if path == "" {
+		// No hooks, or none whose command resolves: the canaries run
+		// this program's thin client.
+		if exe, err := os.Executable(); err == nil {
+			path = frontCommand(exe)
+		}
+		d.verdict(false, "hooks installed", "none that run here; run 'ctxls init'")
 	}
-	path, err := exec.LookPath(command)
-	d.verdict(err == nil, "binary", fmt.Sprintf("%s → %s", command, path))
-	if err != nil {
+	if path == "" {
 		return
 	}
 	defer d.mcp(ctx)
@@ -199,6 +210,25 @@ func (d *doctor) run(ctx context.Context) {
 	}
 	d.daemon(ctx)
 	d.enterprise(ctx)
+}
+
+// command checks the command a settings or MCP file runs: that it
+// resolves on this machine and, in a file the team shares, that it is not a
+// path only this machine has (decision 0098). It returns the executable, or
+// "" when the command does not resolve here.
+func (d *doctor) command(file, command string, shared bool) string {
+	what := "command in " + file
+	path, err := install.Resolve(d.root, command)
+	if err != nil {
+		d.verdict(false, what, fmt.Sprintf("%q does not resolve on this machine: %v; install ctxls (make install) or put its directory on PATH", command, err))
+		return ""
+	}
+	if shared && install.CheckShared(command) != nil {
+		d.verdict(false, what, fmt.Sprintf("%q is a path of this machine, which teammates do not have; run 'ctxls init' again to write %q", command, install.DefaultSharedCommand))
+		return path
+	}
+	d.verdict(true, what, fmt.Sprintf("%s → %s", command, path))
+	return path
 }
 
 // pages checks every page of the index and state files: Open reads only

@@ -56,7 +56,7 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 			if isTerminal(stderr) && !asJSON || progress {
 				opts.Progress = newProgress(stderr, isTerminal(stderr))
 			}
-			sum, err := indexWorkspace(cmd.Context(), abs, opts, store.Options{}, check, stderr)
+			sum, repaired, err := indexWorkspace(cmd.Context(), abs, opts, store.Options{}, check, stderr)
 			if err != nil {
 				return err
 			}
@@ -64,6 +64,12 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 				return writeJSON(cmd.OutOrStdout(), sum)
 			}
 			printSummary(cmd.OutOrStdout(), sum)
+			if check {
+				if repaired.Index == "" {
+					repaired.Index = sum.Recovered // a damaged header, found by Open
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), checkVerdict(repaired))
+			}
 			return nil
 		},
 	}
@@ -80,12 +86,12 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 // indexWorkspace brings root's index up to date, setting aside the files
 // found damaged (all of them first with check) and indexing again into new
 // ones.
-func indexWorkspace(ctx context.Context, root string, opts index.Options, sopts store.Options, check bool, stderr io.Writer) (index.Summary, error) {
+func indexWorkspace(ctx context.Context, root string, opts index.Options, sopts store.Options, check bool, stderr io.Writer) (index.Summary, store.Repaired, error) {
 	var repaired store.Repaired
 	if check {
 		var err error
 		if repaired, err = store.Repair(ctx, root); err != nil {
-			return index.Summary{}, err
+			return index.Summary{}, repaired, err
 		}
 		reportRepair(stderr, repaired)
 	}
@@ -100,12 +106,26 @@ func indexWorkspace(ctx context.Context, root string, opts index.Options, sopts 
 		}
 	}
 	if err != nil {
-		return sum, err
+		return sum, repaired, err
 	}
 	if sum.Recovered == "" {
 		sum.Recovered = repaired.Index
 	}
-	return sum, nil
+	return sum, repaired, nil
+}
+
+// checkVerdict is the last line of 'ctxls index --check': what the check of
+// every page found, and what became of it.
+func checkVerdict(r store.Repaired) string {
+	switch {
+	case r.Index != "" && r.State != "":
+		return fmt.Sprintf("check: damaged pages in the index and the session state file; both set aside (%s, %s), the index rebuilt", r.Index, r.State)
+	case r.Index != "":
+		return fmt.Sprintf("check: the index had damaged pages; set aside as %s and rebuilt", r.Index)
+	case r.State != "":
+		return fmt.Sprintf("check: the session state file had damaged pages; set aside as %s, the index is sound", r.State)
+	}
+	return "check: every page of the index and the session state file is sound"
 }
 
 // backgroundIndex is the run heal starts: a whole-tree index run under the
@@ -135,7 +155,7 @@ func backgroundIndex(ctx context.Context, root string) error {
 		opts.LockHeld = true
 	}
 	var notes strings.Builder
-	sum, err := indexWorkspace(ctx, root, opts, store.Options{Existing: true}, false, &notes)
+	sum, _, err := indexWorkspace(ctx, root, opts, store.Options{Existing: true}, false, &notes)
 	if notes.Len() > 0 {
 		log.Warn(strings.TrimSpace(notes.String()))
 	}

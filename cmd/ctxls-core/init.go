@@ -31,7 +31,13 @@ func newInitCmd() *cobra.Command {
 		Long: `Init merges ctxls's hook entries, with small explicit timeouts, into Claude Code
 settings without disturbing other keys or hooks: .claude/settings.json by default,
 .claude/settings.local.json with --local, ~/.claude/settings.json with --global.
-It is idempotent and keeps a backup; --uninstall removes exactly what it added.
+It is idempotent and keeps a backup; --uninstall removes exactly what it added
+and leaves the files as it found them.
+
+The files a team commits (.claude/settings.json, .mcp.json, a plugin) run
+"ctxls" from each teammate's PATH, never a path of this machine; --local and
+--global, files of this machine only, run the ctxls beside this program.
+
 --plugin DIR writes a Claude Code plugin instead. --mcp also registers the MCP
 server (ctxls mcp) in the workspace's .mcp.json, or in the plugin's; uninstall
 removes that entry too. Init also adds .ctxls/ to the workspace's .gitignore and
@@ -48,17 +54,27 @@ offers to build the index.`,
 			if err != nil {
 				return err
 			}
-			// Hooks and the MCP server run the thin client beside this
-			// program when there is one (decision 0086).
+			// Files the team commits name ctxls as every teammate's PATH
+			// finds it; only the files of this machine (--local, --global)
+			// name the thin client beside this program (decisions 0086,
+			// 0098).
+			sharedHooks := !local && !global
+			hookCommand, mcpCommand := command, command
 			if command == "" {
-				command = "ctxls"
-				if exe, err := os.Executable(); err == nil {
-					command = frontCommand(exe)
+				hookCommand, mcpCommand = install.DefaultSharedCommand, install.DefaultSharedCommand
+				if !sharedHooks && plugin == "" {
+					if exe, err := os.Executable(); err == nil {
+						hookCommand = frontCommand(exe)
+					}
+				}
+			} else if !uninstall {
+				if err := install.CheckShared(command); err != nil && (sharedHooks || plugin != "" || withMCP) {
+					return usagef("--command %s; the file it goes in is shared with the team: give a name on PATH or a path relative to the project, or add --local to install in .claude/settings.local.json", err)
 				}
 			}
 			w := cmd.OutOrStdout()
 			if plugin != "" {
-				files, err := install.Plugin(plugin, command, version)
+				files, err := install.Plugin(plugin, hookCommand, version)
 				if err != nil {
 					return err
 				}
@@ -66,7 +82,7 @@ offers to build the index.`,
 					fmt.Fprintf(w, "wrote %s\n", f)
 				}
 				if withMCP {
-					return registerMCP(w, filepath.Join(plugin, install.MCPFile), command, false)
+					return registerMCP(w, filepath.Join(plugin, install.MCPFile), mcpCommand, false)
 				}
 				return nil
 			}
@@ -81,7 +97,7 @@ offers to build the index.`,
 				}
 				path = filepath.Join(home, ".claude", "settings.json")
 			}
-			rep, err := install.Settings(path, install.Options{Command: command, Uninstall: uninstall})
+			rep, err := install.Settings(path, install.Options{Command: hookCommand, Uninstall: uninstall})
 			if err != nil {
 				return err
 			}
@@ -97,12 +113,20 @@ offers to build the index.`,
 				fmt.Fprintf(w, "backup: %s\n", rep.Backup)
 			}
 			if withMCP || uninstall {
-				if err := registerMCP(w, filepath.Join(abs, install.MCPFile), command, uninstall); err != nil {
+				if err := registerMCP(w, filepath.Join(abs, install.MCPFile), mcpCommand, uninstall); err != nil {
 					return err
 				}
 			}
 			if uninstall {
+				if removed, err := install.RemoveGitignore(abs); err != nil {
+					return err
+				} else if removed {
+					fmt.Fprintln(w, "removed the .ctxls/ line init added to .gitignore")
+				}
 				return nil
+			}
+			if sharedHooks || withMCP {
+				warnUnresolved(cmd.ErrOrStderr(), abs, mcpCommand)
 			}
 			if added, err := install.EnsureGitignore(abs); err != nil {
 				return err
@@ -143,7 +167,7 @@ offers to build the index.`,
 	cmd.Flags().BoolVar(&global, "global", false, "install in ~/.claude/settings.json")
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove ctxls's hooks")
 	cmd.Flags().StringVar(&plugin, "plugin", "", "write a Claude Code plugin into this directory instead")
-	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable hooks and the MCP server run (default: the ctxls beside this program)")
+	cmd.Flags().StringVar(&command, "command", "", "the ctxls executable the hooks and the MCP server run: a name on PATH or a path relative to the project (an absolute path only with --local or --global) (default: ctxls from PATH; with --local or --global, the ctxls beside this program)")
 	cmd.Flags().BoolVar(&buildIndex, "index", false, "build the index without asking")
 	cmd.Flags().BoolVar(&noIdx, "no-index", false, "do not offer to build the index")
 	cmd.Flags().BoolVar(&withMCP, "mcp", false, "also register the MCP server (ctxls mcp) in .mcp.json")
@@ -169,6 +193,15 @@ func registerMCP(w io.Writer, path, command string, uninstall bool) error {
 		fmt.Fprintf(w, "backup: %s\n", rep.Backup)
 	}
 	return nil
+}
+
+// warnUnresolved says, when the command written into a shared file does not
+// resolve on this machine, that the hooks will not run here until it does,
+// and what to do.
+func warnUnresolved(w io.Writer, root, command string) {
+	if _, err := install.Resolve(root, command); err != nil {
+		fmt.Fprintf(w, "ctxls: note: the hooks run %q, but %v on this machine, so they will not run here until it is: install ctxls (make install) or put its directory on PATH, or run 'ctxls init --local' to use this machine's path\n", command, err)
+	}
 }
 
 // frontCommand returns the thin client ctxls beside ctxls-core at exe when

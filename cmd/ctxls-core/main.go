@@ -20,7 +20,14 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
+// noFTS5 is what a build without FTS5 says before it refuses to run.
+const noFTS5 = "ctxls: this ctxls-core was built without SQLite's FTS5, which its index needs; build it with the sqlite_fts5 tag: make install, or go install -tags sqlite_fts5 ./cmd/ctxls-core"
+
 func main() {
+	if !builtWithFTS5 {
+		fmt.Fprintln(os.Stderr, noFTS5)
+		os.Exit(exitError)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// CTXLS_CPUPROFILE=file writes a CPU profile of the command, for
 	// performance work on real trees.
@@ -47,13 +54,19 @@ const (
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd(args)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
-		fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for usage.\n", err)
+		// The usage of the command that was misused, not the whole
+		// program's: that is where the fix is.
+		if cmd == nil || cmd == root {
+			fmt.Fprintf(os.Stderr, "ctxls: %v\nRun 'ctxls --help' for the commands.\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "ctxls: %v\n\n%s", err, cmd.UsageString())
+		}
 		return exitUsage
 	}
 	var se silentError

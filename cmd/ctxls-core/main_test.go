@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,9 +111,9 @@ func TestInitAndDoctor(t *testing.T) {
 	os.MkdirAll(filepath.Dir(settings), 0o755)
 	os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(ls)"]}}`), 0o644)
 
-	bin := os.Getenv("CTXLS_BIN")
-	out, errOut, code := ctxls(t, root, "init", "--index", "--command", bin)
-	if code != 0 || !strings.Contains(out, "installed 5 ctxls hooks") {
+	binOnPath(t)
+	out, errOut, code := ctxls(t, root, "init", "--index")
+	if code != 0 || !strings.Contains(out, "installed 5 ctxls hooks") || errOut != "" {
 		t.Fatalf("init: %d %q %q", code, out, errOut)
 	}
 	data, _ := os.ReadFile(settings)
@@ -125,7 +126,7 @@ func TestInitAndDoctor(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".ctxls", "index.db")); err != nil {
 		t.Errorf("init --index built no index: %v", err)
 	}
-	if out, _, _ := ctxls(t, root, "init", "--command", bin); !strings.Contains(out, "already up to date") {
+	if out, _, _ := ctxls(t, root, "init"); !strings.Contains(out, "already up to date") {
 		t.Errorf("second init: %q", out)
 	}
 	out, _, code = ctxls(t, root, "doctor")
@@ -150,6 +151,158 @@ func TestInitAndDoctor(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plugin, ".claude-plugin", "plugin.json")); err != nil {
 		t.Errorf("plugin manifest: %v", err)
 	}
+}
+
+// binOnPath puts the directory of the built binaries first on PATH, as
+// `make install` does for a person, for the test and the processes it
+// starts, and returns that directory.
+func binOnPath(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	dir := filepath.Dir(bin)
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// git runs git in dir and fails the test when it fails.
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// The files init writes for the team hold no path of the machine that
+// wrote them: committed and cloned elsewhere, their hooks run there through
+// ctxls on PATH, and doctor says when that command does not resolve
+// (decision 0098).
+func TestInitTeamFilesArePortable(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	binDir := binOnPath(t)
+	bin := os.Getenv("CTXLS_BIN")
+	repo := t.TempDir()
+	os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc main() { Greet() }\n"), 0o644)
+	git(t, repo, "init", "-q", "-b", "main")
+	if out, errOut, code := ctxls(t, repo, "init", "--mcp", "--no-index"); code != 0 {
+		t.Fatalf("init: %d %q %q", code, out, errOut)
+	}
+	for _, f := range []string{".claude/settings.json", ".mcp.json", ".gitignore"} {
+		data, err := os.ReadFile(filepath.Join(repo, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), binDir) {
+			t.Errorf("%s holds this machine's path %s:\n%s", f, binDir, data)
+		}
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "ctxls init")
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", repo, clone)
+
+	// The clone's hooks, run as Claude Code runs them: the command and
+	// args of the shared file, in the project directory.
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(filepath.Join(clone, ".claude", "settings.json"))
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatal(err)
+	}
+	h := settings.Hooks["UserPromptSubmit"][0].Hooks[0]
+	if h.Command != "ctxls" {
+		t.Fatalf("the shared hook runs %q, want ctxls from PATH", h.Command)
+	}
+	if _, _, code := ctxls(t, clone, "index"); code != 0 {
+		t.Fatalf("index in the clone: exit %d", code)
+	}
+	hook := exec.Command(h.Command, h.Args...)
+	hook.Dir = clone
+	hook.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0")
+	hook.Stdin = strings.NewReader(`{"session_id":"clone-1","hook_event_name":"UserPromptSubmit","cwd":"` + clone + `","prompt":"fix Greet in main.go"}`)
+	out, err := hook.Output()
+	if err != nil || !strings.Contains(string(out), "func Greet()") {
+		t.Fatalf("the shared hook in the clone: %v %q", err, out)
+	}
+	if doc, _, _ := ctxls(t, clone, "doctor"); !regexp.MustCompile(`ok    command in .*settings\.json: ctxls → ` + regexp.QuoteMeta(filepath.Join(binDir, "ctxls"))).MatchString(doc) {
+		t.Errorf("doctor in the clone:\n%s", doc)
+	}
+	stopDaemon(t, clone)
+
+	// Where ctxls is not on PATH, doctor says so for each shared file.
+	cmd := exec.Command(bin, "doctor")
+	cmd.Dir = clone
+	cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	doc, _ := cmd.Output()
+	for _, f := range []string{"settings.json", ".mcp.json"} {
+		if !regexp.MustCompile(`FAIL  command in .*` + regexp.QuoteMeta(f) + `: "ctxls" does not resolve on this machine: ctxls is not on PATH`).Match(doc) {
+			t.Errorf("doctor without ctxls on PATH says nothing of %s:\n%s", f, doc)
+		}
+	}
+
+	// Where ctxls is not on PATH, init still writes the portable command
+	// and says the hooks will not run here until it is.
+	elsewhere := t.TempDir()
+	initCmd := exec.Command(bin, "init", "--no-index")
+	initCmd.Dir = elsewhere
+	initCmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	var initErr strings.Builder
+	initCmd.Stderr = &initErr
+	if err := initCmd.Run(); err != nil || !strings.Contains(initErr.String(), `ctxls: note: the hooks run "ctxls", but ctxls is not on PATH on this machine`) {
+		t.Errorf("init without ctxls on PATH: %v, stderr %q", err, initErr.String())
+	}
+
+	// A path of this machine goes only into the local file.
+	if _, errOut, code := ctxls(t, repo, "init", "--command", bin); code != 2 || !strings.Contains(errOut, "--local") {
+		t.Errorf("init --command %s into the shared file: exit %d %q, want a usage error", bin, code, errOut)
+	}
+	if _, _, code := ctxls(t, repo, "init", "--local", "--no-index"); code != 0 {
+		t.Fatalf("init --local: exit %d", code)
+	}
+	if data, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.local.json")); !strings.Contains(string(data), strconv.Quote(filepath.Join(binDir, "ctxls"))) {
+		t.Errorf("settings.local.json does not run this machine's ctxls:\n%s", data)
+	}
+}
+
+// init --uninstall leaves a project as init found it: no settings file,
+// .claude directory, .mcp.json or .gitignore line of init's is left.
+func TestInitUninstallRestores(t *testing.T) {
+	binOnPath(t)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644)
+	if _, errOut, code := ctxls(t, root, "init", "--mcp", "--no-index"); code != 0 {
+		t.Fatalf("init: %d %q", code, errOut)
+	}
+	if _, errOut, code := ctxls(t, root, "init", "--uninstall"); code != 0 {
+		t.Fatalf("init --uninstall: %d %q", code, errOut)
+	}
+	entries, _ := os.ReadDir(root)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "main.go" {
+		t.Errorf("after init and init --uninstall the project holds %v, want only main.go", names)
+	}
+}
+
+// stopDaemon stops the workspace daemon a test's hooks or doctor started.
+func stopDaemon(t *testing.T, root string) {
+	t.Helper()
+	ctxls(t, root, "daemon", "stop", "--root", root)
 }
 
 // Damaged pages of the index (Open reads only the header) are found by the
@@ -204,9 +357,12 @@ func TestDamagedIndexPages(t *testing.T) {
 	if !regexp.MustCompile(`FAIL.*index pages: damaged: .*index\.db; run 'ctxls index --check'`).MatchString(out) {
 		t.Errorf("doctor on damaged pages:\n%s", out)
 	}
-	_, errOut, code = ctxls(t, root, "index", "--check")
+	out, errOut, code = ctxls(t, root, "index", "--check")
 	if code != 0 || !strings.Contains(errOut, "had damaged pages") || asides() != 2 {
 		t.Fatalf("index --check: exit %d, %d moved aside, stderr %q", code, asides(), errOut)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "check: the index had damaged pages; set aside as ") {
+		t.Errorf("index --check does not end with its verdict:\n%s", out)
 	}
 	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
 		t.Fatalf("query after index --check: %d %q", code, out)

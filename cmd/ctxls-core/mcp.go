@@ -101,9 +101,13 @@ func (d *doctor) mcp(ctx context.Context) {
 	if !ok {
 		return
 	}
+	exe := d.command(p, e.Command, true)
+	if exe == "" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Command, e.Args...)
+	cmd := exec.CommandContext(ctx, exe, e.Args...)
 	cmd.Dir = d.root
 	start := time.Now()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctxls-doctor", Version: version}, nil).

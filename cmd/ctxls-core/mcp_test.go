@@ -19,8 +19,8 @@ import (
 func TestInitMCP(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc main() { Greet() }\n"), 0o644)
-	bin := os.Getenv("CTXLS_BIN")
-	if out, errOut, code := ctxls(t, root, "init", "--mcp", "--index", "--command", bin); code != 0 || !strings.Contains(out, "registered the ctxls MCP server") {
+	binOnPath(t)
+	if out, errOut, code := ctxls(t, root, "init", "--mcp", "--index"); code != 0 || !strings.Contains(out, "registered the ctxls MCP server") {
 		t.Fatalf("init --mcp: %d %q %q", code, out, errOut)
 	}
 	var cfg struct {
@@ -30,7 +30,7 @@ func TestInitMCP(t *testing.T) {
 		} `json:"mcpServers"`
 	}
 	data, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
-	if err := json.Unmarshal(data, &cfg); err != nil || cfg.Servers["ctxls"].Command != bin {
+	if err := json.Unmarshal(data, &cfg); err != nil || cfg.Servers["ctxls"].Command != "ctxls" {
 		t.Fatalf(".mcp.json: %s %v", data, err)
 	}
 

@@ -277,7 +277,10 @@ func newMemoryWriteCmd() *cobra.Command {
 				m.Slug = memory.SlugFor(m.Type, m.Title)
 			}
 			if err := f.write(ctx, ms, m); err != nil {
-				return err
+				if strings.HasPrefix(content, "---\n") {
+					return err // the file given is wrong, not the command line
+				}
+				return invalidAsUsage(err)
 			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), m.Summary())
@@ -377,7 +380,9 @@ func newMemoryListCmd() *cobra.Command {
 				if out == nil {
 					out = []row{}
 				}
-				return writeJSON(cmd.OutOrStdout(), out)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Memories []row `json:"memories"`
+				}{out})
 			}
 			for _, r := range out {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %-10s %s  %s\n", r.Scope, r.Type, r.Slug, r.Title)
@@ -442,7 +447,9 @@ func newMemorySearchCmd() *cobra.Command {
 				if hits == nil {
 					hits = []memory.Hit{}
 				}
-				return writeJSON(cmd.OutOrStdout(), hits)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Results []memory.Hit `json:"results"`
+				}{hits})
 			}
 			for _, h := range hits {
 				fmt.Fprintf(cmd.OutOrStdout(), "%3.0f%%  %-8s %-10s %s  %s\n", h.Relevance*100, h.Scope, h.Type, h.Slug, h.Title)
@@ -524,7 +531,7 @@ func newMemoryUpdateCmd() *cobra.Command {
 				return nil
 			})
 			if err != nil {
-				return err
+				return invalidAsUsage(err)
 			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), m.Summary())
@@ -651,7 +658,9 @@ func newMemoryGraphCmd() *cobra.Command {
 				adj = map[string][]memory.Edge{args[0]: g.Adj[args[0]]}
 			}
 			if f.asJSON {
-				return writeJSON(cmd.OutOrStdout(), adj)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					LinksByMemory map[string][]memory.Edge `json:"links_by_memory"`
+				}{adj})
 			}
 			var srcs []string
 			for s := range adj {
@@ -698,7 +707,9 @@ func newMemoryHealthCmd() *cobra.Command {
 				reps = append(reps, r)
 			}
 			if f.asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), reps); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), struct {
+					Scopes any `json:"scopes"`
+				}{reps}); err != nil {
 					return err
 				}
 			} else {
@@ -717,7 +728,7 @@ func newMemoryHealthCmd() *cobra.Command {
 }
 
 func printHealth(w io.Writer, r *memory.HealthReport) {
-	fmt.Fprintf(w, "%s scope: %d memories, quality %d/100\n", r.Scope, r.Memories, r.Score)
+	fmt.Fprintf(w, "%s scope: %d memories, quality %d/100%s\n", r.Scope, r.Memories, r.Score, qualityWhy(r.Quality))
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "  not a memory: %s (%s)\n", s.Path, s.Reason)
 	}
@@ -744,6 +755,40 @@ func printHealth(w io.Writer, r *memory.HealthReport) {
 	if len(r.LowQuality) > 0 {
 		fmt.Fprintf(w, "  low quality: %s\n", strings.Join(r.LowQuality, ", "))
 	}
+}
+
+// qualityWhy says where a scope's quality score comes from: it is the mean
+// of its memories' scores, and the (at most three) memories that lost the
+// most points are named, lowest first.
+func qualityWhy(q map[string]int) string {
+	type scored struct {
+		slug  string
+		score int
+	}
+	var low []scored
+	for s, v := range q {
+		if v < 100 {
+			low = append(low, scored{s, v})
+		}
+	}
+	if len(q) == 0 || len(low) == 0 {
+		return ""
+	}
+	sort.Slice(low, func(i, j int) bool {
+		if low[i].score != low[j].score {
+			return low[i].score < low[j].score
+		}
+		return low[i].slug < low[j].slug
+	})
+	parts := make([]string, 0, 3)
+	for _, l := range low[:min(3, len(low))] {
+		parts = append(parts, fmt.Sprintf("%s %d", l.slug, l.score))
+	}
+	more := ""
+	if len(low) > 3 {
+		more = fmt.Sprintf(" and %d more", len(low)-3)
+	}
+	return fmt.Sprintf(" (the mean of each memory's score; below 100: %s%s)", strings.Join(parts, ", "), more)
 }
 
 func newMemoryRebuildCmd() *cobra.Command {
@@ -775,7 +820,9 @@ func newMemoryRebuildCmd() *cobra.Command {
 				reps = append(reps, r)
 			}
 			if f.asJSON {
-				return writeJSON(cmd.OutOrStdout(), reps)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Scopes any `json:"scopes"`
+				}{reps})
 			}
 			for _, r := range reps {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d memories indexed, %d not memories, %d with problems, %d graph issues\n",
@@ -795,7 +842,7 @@ func newMemoryImportCmd() *cobra.Command {
 	var f memoryCmd
 	cmd := &cobra.Command{
 		Use:   "import DIR",
-		Short: "Convert a memory plugin store (permanent/, temporary/, archive/, nodes/edges graph) into a scope, in the seed's format",
+		Short: "Convert a memory plugin store (permanent/, temporary/, archive/, nodes/edges graph) into a scope of ctxls's memory store",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ms, done, err := f.open(cmd.Context())

@@ -57,22 +57,26 @@ func TestMemoryCLI(t *testing.T) {
 		t.Errorf("editor content: %s", out)
 	}
 	run("", "delete", "learning-edited")
-	var list []struct {
-		Scope, Slug, Type string
+	var listed struct {
+		Memories []struct {
+			Scope, Slug, Type string
+		} `json:"memories"`
 	}
-	if err := json.Unmarshal([]byte(run("", "list", "--json")), &list); err != nil || len(list) != 3 {
-		t.Fatalf("list: %v %+v", err, list)
+	if err := json.Unmarshal([]byte(run("", "list", "--json")), &listed); err != nil || len(listed.Memories) != 3 {
+		t.Fatalf("list: %v %+v", err, listed)
 	}
 	run("", "link", "decision-use-oauth2-with-pkce", "learning-token-refresh", "--label", "implements")
 	if g := run("", "graph"); !strings.Contains(g, "learning-token-refresh -[implemented-by]-> decision-use-oauth2-with-pkce") {
 		t.Errorf("graph: %s", g)
 	}
-	var hits []struct {
-		Slug      string
-		Relevance float64
+	var found struct {
+		Results []struct {
+			Slug      string
+			Relevance float64
+		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(run("", "search", "--json", "refresh token expiry")), &hits); err != nil || len(hits) == 0 || hits[0].Slug != "learning-token-refresh" {
-		t.Errorf("search: %v %+v", err, hits)
+	if err := json.Unmarshal([]byte(run("", "search", "--json", "refresh token expiry")), &found); err != nil || len(found.Results) == 0 || found.Results[0].Slug != "learning-token-refresh" {
+		t.Errorf("search: %v %+v", err, found)
 	}
 	if out := run("", "search", "--type", "breadcrumb", "keys"); !strings.Contains(out, "breadcrumb-where-the-keys-live") {
 		t.Errorf("search --type: %s", out)
@@ -98,8 +102,8 @@ func TestMemoryCLI(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "../evil", "--content", "c"}, 1, "invalid memory: slug"},
-		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "Bad Slug", "--content", "c"}, 1, "slug"},
+		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "../evil", "--content", "c"}, 2, "invalid memory: slug"},
+		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--slug", "Bad Slug", "--content", "c"}, 2, "slug"},
 		{"---\ntype: [gotcha\n---\nbody\n", []string{"write", "--stdin"}, 1, "invalid YAML"},
 		{"---\nid: gotcha-future\ntype: gotcha\ntitle: F\ntags: [x]\ncreated: \"2999-01-01T00:00:00Z\"\n---\nbody\n", []string{"write", "--stdin"}, 1, "in the future"},
 		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--content", "c", "--scope", "../x"}, 2, "invalid scope"},
@@ -135,4 +139,20 @@ func tree(t *testing.T, root string) map[string]string {
 		return nil
 	})
 	return out
+}
+
+func TestQualityWhy(t *testing.T) {
+	for _, c := range []struct {
+		q    map[string]int
+		want string
+	}{
+		{nil, ""},
+		{map[string]int{"a": 100}, ""},
+		{map[string]int{"a": 100, "b": 55}, " (the mean of each memory's score; below 100: b 55)"},
+		{map[string]int{"a": 70, "b": 55, "c": 70, "d": 90, "e": 100}, " (the mean of each memory's score; below 100: b 55, a 70, c 70 and 1 more)"},
+	} {
+		if got := qualityWhy(c.q); got != c.want {
+			t.Errorf("qualityWhy(%v) = %q, want %q", c.q, got, c.want)
+		}
+	}
 }

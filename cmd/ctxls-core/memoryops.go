@@ -231,7 +231,9 @@ func newMemoryEdgesCmd() *cobra.Command {
 				if edges == nil {
 					edges = []memory.Edge{}
 				}
-				return writeJSON(cmd.OutOrStdout(), edges)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Edges []memory.Edge `json:"edges"`
+				}{edges})
 			}
 			titles := titlesOf(cmd, ms, sc)
 			for _, e := range edges {
@@ -282,7 +284,9 @@ func newMemoryImpactCmd() *cobra.Command {
 				if reach == nil {
 					reach = []memory.Reach{}
 				}
-				return writeJSON(cmd.OutOrStdout(), reach)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Impact []memory.Reach `json:"impact"`
+				}{reach})
 			}
 			titles := titlesOf(cmd, ms, sc)
 			for _, r := range reach {

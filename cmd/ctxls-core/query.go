@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
@@ -33,12 +34,16 @@ type queryFlags struct {
 	minRelevance float64
 }
 
-func (f *queryFlags) register(cmd *cobra.Command) {
+// register adds the flags; minRelevance is what --min-relevance's help
+// says of its default, which differs between query and context.
+func (f *queryFlags) register(cmd *cobra.Command, minRelevance string) {
 	rootFlag(cmd, &f.root)
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	cmd.Flags().StringArrayVar(&f.active, "active-file", nil, "a file in play (repeatable; the first is the active one)")
 	cmd.Flags().BoolVar(&f.refresh, "refresh", false, "update the index before querying")
-	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", -1, "abstain below this relevance (default: 0 for query, which ranks whatever matches; retrieval.minRelevance from config for context)")
+	// Zero, so that cobra adds no "(default ...)" of its own: the
+	// commands read the flag only when it was given.
+	cmd.Flags().Float64Var(&f.minRelevance, "min-relevance", 0, "abstain below this relevance, 0 to 1 "+minRelevance)
 }
 
 // repairCorrupt is repairCorrupt for the workspace of the flags.
@@ -153,7 +158,8 @@ func newQueryCmd() *cobra.Command {
 		Long: `Query analyzes TEXT (a prompt, an issue, an error), ranks entities by
 lexical, exact-mention and graph evidence, and prints the best files and
 entities ("-" reads TEXT from stdin). With --json it prints one object:
-  {"files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}`,
+  {"version": 1, "files": [{"path", "score"}], "results": [{"path", "line", "kind", "name", "score"}]}
+(every key in docs/json.md)`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			defer func() { err = f.repairCorrupt(cmd.Context(), err) }()
@@ -166,8 +172,8 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 			}
 			// query ranks whatever matches (each result carries its
 			// relevance); only an explicit threshold makes it abstain.
-			if f.minRelevance < 0 {
-				f.minRelevance = 0
+			if f.minRelevance < 0 || f.minRelevance > 1 {
+				return usagef("--min-relevance must be within [0, 1]")
 			}
 			if !f.refresh {
 				// The workspace's daemon has the index open and warm.
@@ -203,7 +209,7 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 			return writeQuery(cmd.OutOrStdout(), resp, f.asJSON, explain)
 		},
 	}
-	f.register(cmd)
+	f.register(cmd, "(default: 0, which ranks whatever matches)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "results to return")
 	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score")
 	return cmd
@@ -212,10 +218,10 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 type jsonResult struct {
 	Path      string             `json:"path"`
 	Line      int                `json:"line"`
-	EndLine   int                `json:"endLine"`
+	EndLine   int                `json:"end_line"`
 	Kind      string             `json:"kind"`
 	Name      string             `json:"name"`
-	QName     string             `json:"qualifiedName"`
+	QName     string             `json:"qualified_name"`
 	Score     float64            `json:"score"`
 	Relevance float64            `json:"relevance"`
 	Signals   *retrieval.Signals `json:"signals,omitempty"`
@@ -253,7 +259,8 @@ func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
 		out.Results = append(out.Results, jr)
 	}
 	if explain {
-		out.Terms, out.Triggers = resp.Terms, resp.Triggers
+		// [] rather than null when the message has no triggers.
+		out.Terms, out.Triggers = resp.Terms, append([]analyzer.Trigger{}, resp.Triggers...)
 	}
 	return out
 }
@@ -351,6 +358,9 @@ func newContextCmd() *cobra.Command {
 			req := retrieval.ForPrompt(text, cfg.Retrieval.MaxSections)
 			req.ActiveFiles = f.request(abs, text, 0).ActiveFiles
 			if cmd.Flags().Changed("min-relevance") {
+				if f.minRelevance < 0 || f.minRelevance > 1 {
+					return usagef("--min-relevance must be within [0, 1]")
+				}
 				req.MinRelevance = f.minRelevance
 			}
 			c, _, err := retrieval.QueryContext(cmd.Context(), st, req, retrieval.ContextOptions{
@@ -360,6 +370,10 @@ func newContextCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(c.Sections) == 0 {
+				c.Reason = abstention(c)
+				c.Sections = []retrieval.Section{}
+			}
 			if f.asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {
 					*retrieval.Context
@@ -367,11 +381,16 @@ func newContextCmd() *cobra.Command {
 				}{c, c.Markdown})
 			}
 			fmt.Fprint(cmd.OutOrStdout(), c.Markdown)
+			if len(c.Sections) == 0 {
+				// An empty context is an answer, not an error (exit 0),
+				// but the person should know why: one line, off stdout.
+				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls: no context for this message: %s\n", c.Reason)
+			}
 			return nil
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().IntVar(&maxTokens, "max-tokens", 4000, "token budget (default: retrieval.maxTokens from config)")
+	f.register(cmd, "(default: retrieval.minRelevance from config, 0.5 unless set)")
+	cmd.Flags().IntVar(&maxTokens, "max-tokens", 0, "token budget (default: retrieval.maxTokens from config, 4000 unless set)")
 	cmd.Flags().StringVar(&session, "session", "", "show the code the prompt hook would inject for TEXT in this Claude Code session: with its continuity and without what the session was already given")
 	return cmd
 }
@@ -419,4 +438,12 @@ func sessionContext(cmd *cobra.Command, st *store.Store, root string, cfg config
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), strings.Join(parts, collect.Separator))
 	return nil
+}
+
+// abstention is why c holds nothing, in one line.
+func abstention(c *retrieval.Context) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	return "nothing relevant was found"
 }

@@ -48,6 +48,7 @@ hooks, a language server that follows the editor, and an MCP server.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err.Error()}
 	})
+	defer setExamples(root)
 	for _, c := range commands {
 		if len(args) > 0 && c.name == args[0] {
 			root.AddCommand(c.new())

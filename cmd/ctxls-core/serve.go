@@ -51,10 +51,10 @@ Logs go to --log-file, or stderr; never to stdout, which is the protocol.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&stdio, "stdio", true, "talk LSP over stdin/stdout (the default and only transport)")
+	cmd.Flags().BoolVar(&stdio, "stdio", false, "accepted for editors that pass it: stdin/stdout is the only transport")
 	cmd.Flags().StringVar(&logFile, "log-file", "", "append JSON log lines to this file (default: stderr)")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	cmd.Flags().DurationVar(&debounce, "debounce", 150*time.Millisecond, "quiet time after activity before the auto-context is rewritten (default: serve.debounce from config, 150ms)")
+	cmd.Flags().DurationVar(&debounce, "debounce", 0, "quiet time after activity before the auto-context is rewritten (default: serve.debounce from config, 150ms unless set)")
 	cmd.Flags().BoolVar(&noWatch, "no-watch", false, "do not watch the workspace for changes made outside the editor")
 	cmd.Flags().BoolVar(&noIndex, "no-index", false, "skip the initial index run")
 	return cmd

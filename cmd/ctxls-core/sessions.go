@@ -185,9 +185,9 @@ type usage struct {
 	Sessions      int     `json:"sessions"`
 	Prompts       int     `json:"prompts"`
 	Injections    int     `json:"injections"`
-	InjectedFiles int     `json:"injectedFiles"`
-	UsedFiles     int     `json:"usedFiles"`
-	ShareUsed     float64 `json:"shareUsed"`
+	InjectedFiles int     `json:"injected_files"`
+	UsedFiles     int     `json:"used_files"`
+	ShareUsed     float64 `json:"share_used"`
 	Days          int     `json:"days"`
 }
 

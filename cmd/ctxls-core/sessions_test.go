@@ -33,20 +33,20 @@ type sessionsJSON struct {
 	Sessions []struct {
 		ID            string  `json:"id"`
 		Started       string  `json:"started"`
-		LastActivity  string  `json:"lastActivity"`
+		LastActivity  string  `json:"last_activity"`
 		Prompts       int     `json:"prompts"`
 		Injections    int     `json:"injections"`
-		InjectedFiles int     `json:"injectedFiles"`
-		UsedFiles     int     `json:"usedFiles"`
-		ShareUsed     float64 `json:"shareUsed"`
+		InjectedFiles int     `json:"injected_files"`
+		UsedFiles     int     `json:"used_files"`
+		ShareUsed     float64 `json:"share_used"`
 	} `json:"sessions"`
 }
 
 type showJSON struct {
 	Session struct {
 		ID            string `json:"id"`
-		InjectedFiles int    `json:"injectedFiles"`
-		UsedFiles     int    `json:"usedFiles"`
+		InjectedFiles int    `json:"injected_files"`
+		UsedFiles     int    `json:"used_files"`
 	} `json:"session"`
 	Prompts []struct {
 		Ordinal  int    `json:"ordinal"`
@@ -58,7 +58,7 @@ type showJSON struct {
 			Section   string  `json:"section"`
 			Relevance float64 `json:"relevance"`
 			Used      *bool   `json:"used"`
-			UsedBy    string  `json:"usedBy"`
+			UsedBy    string  `json:"used_by"`
 		} `json:"injected"`
 	} `json:"prompts"`
 }

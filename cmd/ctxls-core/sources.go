@@ -49,6 +49,9 @@ plugins. With --file and a PROMPT it says which of them apply and why. No index 
 			}
 			rep := sources.Explain(cmd.Context(), req)
 			if asJSON {
+				if rep.Rules == nil {
+					rep.Rules = []sources.RuleReport{} // [] when empty (docs/json.md)
+				}
 				return writeJSON(cmd.OutOrStdout(), rep)
 			}
 			printSources(cmd.OutOrStdout(), rep)
@@ -91,7 +94,7 @@ func printSources(w io.Writer, rep sources.Report) {
 	d := rep.Discovery
 	fmt.Fprintf(w, "discovered: %d items", len(d.Items))
 	if d.SkipReason != "" {
-		fmt.Fprintf(w, " (skipped: %s)", d.SkipReason)
+		fmt.Fprintf(w, " (%s)", discoverySkip(d.SkipReason))
 	}
 	if d.TimedOut {
 		fmt.Fprint(w, " (scan timed out; partial)")
@@ -130,4 +133,20 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// discoverySkip says in words why discovery found nothing; the JSON keeps
+// the code.
+func discoverySkip(r discover.SkipReason) string {
+	switch r {
+	case discover.Disabled:
+		return "discovery is turned off in the configuration"
+	case discover.NoResourcesFound:
+		return "no agents, commands, skills or output styles in ~/.claude, .claude or installed plugins"
+	case discover.Timeout:
+		return "the scan timed out"
+	case discover.FilesystemError:
+		return "the directories could not be read; see .ctxls/ctxls.log"
+	}
+	return "skipped: " + string(r)
 }

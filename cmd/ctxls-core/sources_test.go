@@ -47,7 +47,7 @@ func TestSourcesCommand(t *testing.T) {
 			Path, Kind, Why string
 			Applies         bool
 		} `json:"rules"`
-		SkippedRules []struct{ Path, Reason string } `json:"skippedRules"`
+		SkippedRules []struct{ Path, Reason string } `json:"skipped_rules"`
 		Directory    []struct{ File, Agents string } `json:"directory"`
 		Modes        []struct {
 			Name    string

@@ -30,6 +30,17 @@ func newSymbolsCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
+				// The top-level lists of every --json output are [] when
+				// empty (docs/json.md).
+				if f.Imports == nil {
+					f.Imports = []symbols.Import{}
+				}
+				if f.Entities == nil {
+					f.Entities = []symbols.Entity{}
+				}
+				if f.Refs == nil {
+					f.Refs = []symbols.Ref{}
+				}
 				return writeJSON(cmd.OutOrStdout(), f)
 			}
 			w := cmd.OutOrStdout()

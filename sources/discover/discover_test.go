@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-const fixture = "../../../../shared/fixtures/claude-memory-plugin"
+const fixture = "../../../shared/fixtures/claude-memory-plugin"
 
 // fixtureDir returns the shared fixture, skipping when it is absent.
 func fixtureDir(t *testing.T) string {

@@ -26,9 +26,11 @@ test("Install Claude Code Hooks runs ctxls init without asking", async () => {
 		assert.equal(r.code, 0, cliError("ctxls init", r));
 		const settings = fs.readFileSync(path.join(root, ".claude", "settings.json"), "utf8");
 		assert.match(settings, /"user-prompt-submit"/);
-		// The hooks run the binary the extension found: the thin client,
-		// which init (run by ctxls-core beside it) names (docs/decisions/0086).
-		assert.ok(settings.includes(JSON.stringify(bin)), `the hooks run ${bin}`);
+		// The shared settings name ctxls from PATH, never this machine's
+		// path (docs/decisions/0098); the extension passes --local with its
+		// binary when that one is not on PATH (initArgs).
+		assert.match(settings, /"command": "ctxls"/);
+		assert.ok(!settings.includes(JSON.stringify(bin)), `the shared settings hold ${bin}`);
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 		fs.rmSync(home, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
-import { cliError, runCli } from "../../cli";
+import { cliError, initArgs, initTarget, runCli } from "../../cli";
 
 const dirs: string[] = [];
 after(() => {
@@ -46,4 +46,13 @@ test("a hung command is killed at the timeout", async () => {
 
 test("a failure with nothing printed names the exit code", () => {
 	assert.equal(cliError("ctxls init", { code: 2, stdout: "", stderr: "" }), "ctxls init failed (exit 2)");
+});
+
+test("init goes into the shared settings only for a ctxls on PATH", () => {
+	assert.deepEqual(initArgs("/w", { path: "/usr/local/bin/ctxls", source: "PATH" }), ["init", "--root", "/w", "--no-index"]);
+	assert.equal(initTarget(initArgs("/w", { path: "/usr/local/bin/ctxls", source: "PATH" })), ".claude/settings.json");
+	const bundled = initArgs("/w", { path: "/home/a/.vscode/extensions/ctxls/dist/bin/linux-x64/ctxls", source: "bundled" });
+	assert.deepEqual(bundled, ["init", "--root", "/w", "--no-index", "--local", "--command", "/home/a/.vscode/extensions/ctxls/dist/bin/linux-x64/ctxls"]);
+	assert.equal(initTarget(bundled), ".claude/settings.local.json");
+	assert.ok(initArgs("/w", { path: "/opt/ctxls", source: "setting" }).includes("--local"));
 });

@@ -1,0 +1,183 @@
+// Package treewatch follows a workspace's source files with fsnotify, for
+// the processes that keep its index current: the language server and the
+// hook daemon. It watches every directory below the root except those that
+// hold no source of the workspace (version control, dependencies, caches,
+// hidden directories, the state directory), follows no symbolic link, and
+// stops adding watches at a bound: past it, what is rendered is still
+// checked against the disk (decision 0092), only the early re-index is lost.
+package treewatch
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/ctxls/ctxls/internal/wspath"
+	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
+)
+
+// DefaultMaxDirs bounds the directories one tree watches: an inotify watch
+// costs about 1 KiB of kernel memory, and Linux's default per-user limit
+// (fs.inotify.max_user_watches) is 8,192 on older kernels.
+const DefaultMaxDirs = 8000
+
+// skippedDirs are never watched: they hold no source of the workspace, or
+// change constantly (the names the index walk always skips).
+var skippedDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true, "bower_components": true,
+	"__pycache__": true, ".venv": true, "venv": true, ".tox": true, ".mypy_cache": true,
+	".pytest_cache": true, ".ruff_cache": true, ".next": true, ".nuxt": true, ".gradle": true,
+	".idea": true, ".terraform": true, ".cache": true,
+}
+
+// Tree watches the directories below a root.
+type Tree struct {
+	root    string
+	maxDirs int
+	dirs    int
+	full    bool // maxDirs was reached: some directories are not watched
+	fsw     *fsnotify.Watcher
+}
+
+// New watches root and the directories below it, at most maxDirs (0 means
+// DefaultMaxDirs). It also watches the state directory itself, so that the
+// caller sees the index deleted; events in it are for the caller to judge.
+func New(root string, maxDirs int) (*Tree, error) {
+	if maxDirs <= 0 {
+		maxDirs = DefaultMaxDirs
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{root: root, maxDirs: maxDirs, fsw: fsw}
+	if err := t.add(root); err != nil {
+		fsw.Close()
+		return nil, err
+	}
+	t.WatchStateDir()
+	return t, nil
+}
+
+// WatchStateDir watches the state directory itself (again, after it was
+// deleted and recreated), so that the caller sees the index deleted;
+// events in it are for the caller to judge (InStateDir).
+func (t *Tree) WatchStateDir() { _ = t.fsw.Add(store.Dir(t.root)) }
+
+// Events are fsnotify's events; pass each to Files.
+func (t *Tree) Events() <-chan fsnotify.Event { return t.fsw.Events }
+
+// Errors are fsnotify's errors (an overflow of the kernel's queue among
+// them: events were lost).
+func (t *Tree) Errors() <-chan error { return t.fsw.Errors }
+
+// Full reports whether the bound on watched directories was reached.
+func (t *Tree) Full() bool { return t.full }
+
+// Close stops watching; Events and Errors are then closed.
+func (t *Tree) Close() error { return t.fsw.Close() }
+
+// InStateDir reports whether ev concerns the state directory or a file
+// directly in it.
+func (t *Tree) InStateDir(ev fsnotify.Event) bool {
+	dir := store.Dir(t.root)
+	return ev.Name == dir || filepath.Dir(ev.Name) == dir
+}
+
+// Files returns the source files an event says changed, as paths relative
+// to the root (slash-separated), and watches a new directory: a checkout
+// or `mkdir -p` creates directories whose files no event will name, so
+// those are returned too. Files no supported language claims, files outside
+// the root and in the state directory are left out. Call it from one
+// goroutine: it adds watches.
+func (t *Tree) Files(ev fsnotify.Event) []string {
+	if t.InStateDir(ev) {
+		return nil
+	}
+	if ev.Has(fsnotify.Create) {
+		// Lstat: a new link to a directory is a file to the index (which
+		// records it and never follows it), not a directory to watch.
+		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
+			_ = t.add(ev.Name)
+			var out []string
+			_ = filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil
+				}
+				if d.IsDir() && p != ev.Name && skipped(d.Name()) {
+					return filepath.SkipDir
+				}
+				if !d.IsDir() {
+					if rel, ok := t.source(p); ok {
+						out = append(out, rel)
+					}
+				}
+				return nil
+			})
+			return out
+		}
+	}
+	if rel, ok := t.source(ev.Name); ok {
+		return []string{rel}
+	}
+	return nil
+}
+
+// source returns abs relative to the root if it is a source file there.
+func (t *Tree) source(abs string) (string, bool) {
+	if _, ok := symbols.LanguageFor(abs); !ok {
+		return "", false
+	}
+	rel, err := filepath.Rel(t.root, abs)
+	if err != nil {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == ".." || strings.HasPrefix(rel, "../") || rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/") {
+		return "", false
+	}
+	return rel, true
+}
+
+// add watches dir and its subdirectories. WalkDir follows no link below
+// dir, and dir itself must resolve inside the root: inotify follows a link
+// it is given, and a watch through a link to ~ or /etc would feed the index
+// paths outside the workspace.
+func (t *Tree) add(dir string) error {
+	if dir != t.root && !wspath.Inside(t.root, dir) {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != t.root && skipped(d.Name()) {
+			return filepath.SkipDir
+		}
+		if t.dirs >= t.maxDirs {
+			t.full = true
+			return filepath.SkipAll
+		}
+		if err := t.fsw.Add(p); err != nil {
+			// Out of watches (ENOSPC) or the directory went away.
+			t.full = true
+			return filepath.SkipAll
+		}
+		t.dirs++
+		return nil
+	})
+}
+
+func skipped(name string) bool {
+	return skippedDirs[name] || name == store.DirName || strings.HasPrefix(name, ".")
+}
