@@ -22,6 +22,7 @@ type Config struct {
 	Hooks     Hooks     `yaml:"hooks"`
 	Sources   Sources   `yaml:"sources"`
 	Serve     Serve     `yaml:"serve"`
+	Memory    Memory    `yaml:"memory"`
 }
 
 // Serve configures the language server (ctxls serve).
@@ -117,6 +118,9 @@ func (c *Config) validate() error {
 	}
 	if d, err := time.ParseDuration(c.Serve.Debounce); err != nil || d < 0 {
 		return fmt.Errorf("serve.debounce must be a duration such as 150ms, got %q", c.Serve.Debounce)
+	}
+	if err := c.Memory.Enterprise.validate(); err != nil {
+		return err
 	}
 	return c.Sources.validate()
 }

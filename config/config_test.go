@@ -45,6 +45,14 @@ func TestLoad(t *testing.T) {
 		{"bad timeout", "sources:\n  discovery:\n    timeout: never\n", "sources.discovery.timeout", nil},
 		{"zero cache", "sources:\n  discovery:\n    cacheSize: 0\n", "cacheSize", nil},
 		{"unknown source key", "sources:\n  rulez: {}\n", "rulez", nil},
+		// memory.enterprise (package memory/team)
+		{"enterprise on postgres", "memory:\n  enterprise:\n    backend: postgres\n    dsn: postgres://h/db\n", "", func(c Config) bool {
+			e := c.Memory.Enterprise
+			return e.Postgres() && e.SchemaName() == "ctxls" && e.DSN == "postgres://h/db"
+		}},
+		{"enterprise off by default", "", "", func(c Config) bool { return !c.Memory.Enterprise.Postgres() }},
+		{"enterprise unknown backend", "memory:\n  enterprise:\n    backend: mysql\n", "memory.enterprise.backend", nil},
+		{"enterprise schema injection", "memory:\n  enterprise:\n    backend: postgres\n    schema: 'x; drop table y'\n", "memory.enterprise.schema", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,5 +72,17 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("Load = %+v, %v", c, err)
 			}
 		})
+	}
+}
+
+func TestEnterpriseDSNFromEnvironment(t *testing.T) {
+	e := Enterprise{Backend: "postgres", DSN: "postgres://file/db"}
+	t.Setenv(EnterpriseDSNEnv, "")
+	if got := e.ResolvedDSN(); got != "postgres://file/db" {
+		t.Fatalf("ResolvedDSN = %q without the variable", got)
+	}
+	t.Setenv(EnterpriseDSNEnv, "postgres://env/db")
+	if got := e.ResolvedDSN(); got != "postgres://env/db" {
+		t.Fatalf("ResolvedDSN = %q, want the variable's", got)
 	}
 }

@@ -3,14 +3,17 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/memory/inject"
+	"github.com/ctxls/ctxls/memory/teamcache"
 )
 
 // memorySource injects the memory plugin's gotchas (and, when enabled,
@@ -65,6 +68,7 @@ func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 		return nil, err
 	}
 	var out []collect.Entry
+	stale := enterpriseStale(ev.Root, res.Memories)
 	for _, m := range res.Memories {
 		// Entries are ordered by priority, so the type order of the seed
 		// (gotcha > decision > learning) holds in the merged context.
@@ -75,12 +79,34 @@ func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 		case memory.Learning:
 			prio = collect.Low
 		}
-		out = append(out, collect.Entry{Source: "memory", ID: inject.Key(m.Summary), Content: inject.Format(m), Priority: prio,
-			Metadata: map[string]any{"relevance": m.Score, "type": string(m.Type)}})
+		content, meta := inject.Format(m), map[string]any{"relevance": m.Score, "type": string(m.Type)}
+		if m.Scope == memory.Enterprise && stale != "" {
+			content += "\n" + stale
+			meta["stale"] = true
+		}
+		out = append(out, collect.Entry{Source: "memory", ID: inject.Key(m.Summary), Content: content, Priority: prio, Metadata: meta})
 	}
 	if ok, err := inject.ShowHint(ev.Root, ev.Input.SessionID, "memory-show", hintShows, time.Now()); err == nil && ok {
 		out = append(out, collect.Entry{Source: "memory", ID: fmt.Sprintf("hint-%d", time.Now().UnixNano()), Priority: collect.Low,
 			Content: "(memories: `ctxls memory show SLUG` prints one in full)"})
 	}
 	return out, nil
+}
+
+// enterpriseStale is the note that marks team memories answered by a
+// stale local cache of an enterprise scope kept in PostgreSQL (the hooks
+// never reach the database: they read the cache), or "".
+func enterpriseStale(root string, mems []inject.Memory) string {
+	if !slices.ContainsFunc(mems, func(m inject.Memory) bool { return m.Scope == memory.Enterprise }) {
+		return ""
+	}
+	dir := config.EnterpriseCacheDir(root)
+	st, err := teamcache.ReadState(dir)
+	if err != nil || !st.Stale(time.Now()) {
+		return ""
+	}
+	if st.Synced.IsZero() {
+		return "(team memory from a local cache that was never synced: may be out of date)"
+	}
+	return fmt.Sprintf("(team memory from the local cache, last synced %s ago: may be out of date)", time.Since(st.Synced).Round(time.Minute))
 }

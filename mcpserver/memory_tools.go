@@ -178,7 +178,7 @@ func (s *Server) memoryWrite(ctx context.Context, _ *mcp.CallToolRequest, in Mem
 		return nil, out, err
 	}
 	defer done()
-	if err := ms.Write(ctx, m); err != nil {
+	if err := s.writeMemory(ctx, ms, m); err != nil {
 		return nil, out, err
 	}
 	out = MemoryRef{Scope: string(m.Scope), Slug: m.Slug, Path: m.Path}
@@ -218,7 +218,7 @@ func (s *Server) memoryLink(ctx context.Context, _ *mcp.CallToolRequest, in Memo
 		}
 	}
 	out.Scope = string(scope)
-	if err := ms.Link(ctx, scope, in.From, in.To, out.Label); err != nil {
+	if err := s.linkMemory(ctx, ms, scope, in.From, in.To, out.Label); err != nil {
 		return nil, out, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Linked `%s` %s `%s` (%s scope).\n", in.From, out.Label, in.To, scope)}}}, out, nil

@@ -58,11 +58,7 @@ func (s *Store) Health(ctx context.Context, scope Scope) (*HealthReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep := &HealthReport{Scope: scope, Memories: len(mems), Skipped: skipped, Problems: map[string][]string{}, Quality: map[string]int{}}
-	exists := map[string]bool{}
-	for _, m := range mems {
-		exists[m.Slug] = true
-	}
+	rep := CheckHealth(scope, mems, skipped, g, s.cfg.Quality, s.now())
 	if _, err := os.Stat(dir); err != nil {
 		// No directory, no memories: nothing can be out of step.
 	} else if ix, rebuilt, err := s.loadIndex(ctx, scope, dir); err == nil {
@@ -73,6 +69,18 @@ func (s *Store) Health(ctx context.Context, scope Scope) (*HealthReport, error) 
 			}
 		}
 	}
+	return rep, nil
+}
+
+// CheckHealth is the health of a scope's memories and graph however they are
+// stored: broken links, graph invariants, orphans, each memory's problems
+// and quality (index.json's state is the caller's to add).
+func CheckHealth(scope Scope, mems []*Memory, skipped []Skipped, g *Graph, qc QualityConfig, now time.Time) *HealthReport {
+	rep := &HealthReport{Scope: scope, Memories: len(mems), Skipped: skipped, Problems: map[string][]string{}, Quality: map[string]int{}}
+	exists := map[string]bool{}
+	for _, m := range mems {
+		exists[m.Slug] = true
+	}
 	rep.GraphIssues = g.Check(func(sl string) bool { return exists[sl] })
 	for _, gi := range rep.GraphIssues {
 		if gi.Kind == "broken-link" {
@@ -80,7 +88,7 @@ func (s *Store) Health(ctx context.Context, scope Scope) (*HealthReport, error) 
 		}
 	}
 	rep.GraphIssues = slices.DeleteFunc(rep.GraphIssues, func(gi GraphIssue) bool { return gi.Kind == "broken-link" })
-	cutoff := s.now().Add(-time.Duration(s.cfg.Quality.OrphanThreshold) * 24 * time.Hour)
+	cutoff := now.Add(-time.Duration(qc.OrphanThreshold) * 24 * time.Hour)
 	total := 0
 	for _, m := range mems {
 		broken := 0
@@ -100,7 +108,7 @@ func (s *Store) Health(ctx context.Context, scope Scope) (*HealthReport, error) 
 		q := quality(m, linked, broken)
 		rep.Quality[m.Slug] = q
 		total += q
-		if q < s.cfg.Quality.MinQualityScore {
+		if q < qc.MinQualityScore {
 			rep.LowQuality = append(rep.LowQuality, m.Slug)
 		}
 	}
@@ -115,7 +123,7 @@ func (s *Store) Health(ctx context.Context, scope Scope) (*HealthReport, error) 
 		x, y := rep.BrokenLinks[a], rep.BrokenLinks[b]
 		return x.From < y.From || x.From == y.From && x.To < y.To
 	})
-	return rep, nil
+	return rep
 }
 
 // quality scores a memory 0-100: it loses points for broken rules, no

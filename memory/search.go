@@ -265,10 +265,8 @@ func (ra *rowAnalyzer) row(path string, st fileStat, m *Memory, err error) memor
 		r.skip = reason(err, path)
 		return r
 	}
-	title := an.Terms(m.Title + " " + strings.ReplaceAll(m.Slug, "-", " "))
-	tags := an.Terms(strings.Join(m.Tags, " "))
-	files := an.Terms(strings.Join(m.Files, " "))
-	body := an.Terms(m.Content)
+	ft := FieldTerms(an, m)
+	title, tags, files, body := ft[FieldTitle], ft[FieldTags], ft[FieldFiles], ft[FieldBody]
 	r.scope, r.slug, r.typ, r.title = string(m.Scope), m.Slug, string(m.Type), m.Title
 	r.tags, r.severity, r.files = strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n")
 	r.created, r.updated = m.Created.UnixMilli(), m.Updated.UnixMilli()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -41,6 +42,9 @@ type Store struct {
 	cfg        Config
 	index      *store.Store
 	now        func() time.Time
+	// enterpriseCache is the local read cache of an enterprise scope on
+	// PostgreSQL (read-only here; package memory/team writes it).
+	enterpriseCache string
 }
 
 // Errors of the store.
@@ -68,8 +72,17 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.cfg = cfg
+	// A workspace config error is reported by the commands that read it;
+	// here it only means no database-backed enterprise scope.
+	if wc, err := config.Load(s.root); s.root != "" && err == nil && wc.Memory.Enterprise.Postgres() {
+		s.enterpriseCache = config.EnterpriseCacheDir(s.root)
+	}
 	return s, nil
 }
+
+// ErrEnterpriseCache means a write reached the local read cache of an
+// enterprise scope kept in PostgreSQL.
+var ErrEnterpriseCache = errors.New("the enterprise scope is kept in PostgreSQL and read here from a local cache: write it with `ctxls memory ... --scope enterprise`")
 
 // Config returns the merged configuration.
 func (s *Store) Config() Config { return s.cfg }
@@ -88,6 +101,9 @@ func (s *Store) Dir(scope Scope) (string, error) {
 	case Local:
 		return filepath.Join(s.root, ".claude", "memory", "local"), nil
 	case Enterprise:
+		if s.enterpriseCache != "" {
+			return s.enterpriseCache, nil
+		}
 		e := s.cfg.Scopes.Enterprise
 		if !e.Enabled || e.Path == "" {
 			return "", errors.New("the enterprise scope is off: set scopes.enterprise.enabled and scopes.enterprise.path in config.json")
@@ -327,6 +343,9 @@ func (s *Store) locked(ctx context.Context, scope Scope, fn func(st *scopeState)
 // lockedWith is locked; loadIdx false leaves st.index nil for a caller that
 // rebuilds it anyway (st.index must be set by fn).
 func (s *Store) lockedWith(ctx context.Context, scope Scope, loadIdx bool, fn func(st *scopeState) error) error {
+	if scope == Enterprise && s.enterpriseCache != "" {
+		return ErrEnterpriseCache
+	}
 	dir, err := s.Dir(scope)
 	if err != nil {
 		return err

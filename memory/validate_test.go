@@ -90,3 +90,15 @@ func TestSlugFor(t *testing.T) {
 		}
 	}
 }
+
+func TestBM25WeightsParse(t *testing.T) {
+	w := BM25Weights()
+	for i, v := range w {
+		if v <= 0 {
+			t.Fatalf("weight %d of %q is %v", i, bm25Weights, v)
+		}
+	}
+	if w[FieldTitle] <= w[FieldBody] {
+		t.Fatalf("title weight %v should exceed body weight %v", w[FieldTitle], w[FieldBody])
+	}
+}

@@ -57,6 +57,11 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			if err != nil {
 				return err
 			}
+			// While it runs, the daemon keeps a team's enterprise memory
+			// cache fresh (memory.enterprise on PostgreSQL).
+			tctx, stopTeam := context.WithCancel(cmd.Context())
+			defer stopTeam()
+			go watchTeam(tctx, abs, log)
 			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery,
 				Heal: func(root, reason string) { heal(root, reason, log) }})
 			if errors.Is(err, hookd.ErrRunning) {

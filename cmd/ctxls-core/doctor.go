@@ -209,6 +209,7 @@ func (d *doctor) run(ctx context.Context) {
 		d.verdict(ok, "hook "+ev, detail)
 	}
 	d.daemon(ctx)
+	d.enterprise(ctx)
 }
 
 // command checks the command a settings or MCP file runs: that it

@@ -79,7 +79,10 @@ var examples = map[string]string{
 	"memory rebuild": `  ctxls memory rebuild
   ctxls memory rebuild --scope global`,
 	"memory import": `  ctxls memory import ~/.claude/memory-plugin --scope project
-  ctxls memory import .claude/memory         # convert a scope's own directory in place`,
+  ctxls memory import .claude/memory         # convert a scope's own directory in place
+  ctxls memory import project --scope enterprise   # the project scope into the team's PostgreSQL`,
+	"memory export": `  ctxls memory export --scope enterprise ./team-memories
+  ctxls memory export --scope enterprise --as project .claude/memory`,
 	"memory promote": `  ctxls memory promote learning-flaky-ci-cause decision`,
 	"memory demote":  `  ctxls memory demote decision-sessions-live-in-redis learning`,
 	"memory edges": `  ctxls memory edges decision-sessions-live-in-redis

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxls/ctxls/memory"
+	"github.com/ctxls/ctxls/memory/team"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -28,6 +29,13 @@ type memoryCmd struct {
 	typ    string
 	tags   string
 	asJSON bool
+	// version is the version an update or delete of the enterprise
+	// scope on PostgreSQL expects (0: the one just read).
+	version int64
+	// ts is the enterprise database, once opened (memory_team.go), and
+	// teamWrote says the command changed it.
+	ts        *team.Store
+	teamWrote bool
 }
 
 func (f *memoryCmd) flags(cmd *cobra.Command, scopeHelp string) {
@@ -51,7 +59,7 @@ func (f *memoryCmd) open(ctx context.Context) (*memory.Store, func(), error) {
 		st.Close()
 		return nil, nil, err
 	}
-	return ms, func() { st.Close() }, nil
+	return ms, func() { f.closeTeam(); st.Close() }, nil
 }
 
 // scopeOr returns --scope, or def when it is empty.
@@ -115,7 +123,7 @@ directory. Stores written by the TypeScript memory plugin are read as they are.`
 	}
 	cmd.AddCommand(newMemoryWriteCmd(), newMemoryShowCmd(), newMemoryListCmd(), newMemorySearchCmd(),
 		newMemoryUpdateCmd(), newMemoryDeleteCmd(), newMemoryLinkCmd(true), newMemoryLinkCmd(false),
-		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd(),
+		newMemoryGraphCmd(), newMemoryHealthCmd(), newMemoryRebuildCmd(), newMemoryImportCmd(), newMemoryExportCmd(),
 		newMemoryThinkCmd())
 	cmd.AddCommand(newMemoryOpsCmds()...)
 	return cmd
@@ -268,7 +276,7 @@ func newMemoryWriteCmd() *cobra.Command {
 			if m.Slug == "" {
 				m.Slug = memory.SlugFor(m.Type, m.Title)
 			}
-			if err := ms.Write(ctx, m); err != nil {
+			if err := f.write(ctx, ms, m); err != nil {
 				if strings.HasPrefix(content, "---\n") {
 					return err // the file given is wrong, not the command line
 				}
@@ -305,7 +313,7 @@ func newMemoryShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := ms.Get(cmd.Context(), sc, args[0])
+			m, err := f.get(cmd.Context(), ms, sc, args[0])
 			if err != nil {
 				return err
 			}
@@ -317,7 +325,7 @@ func newMemoryShowCmd() *cobra.Command {
 					Problems []string `json:"problems,omitempty"`
 				}{m.Summary(), m.Links, m.Content, m.Problems})
 			}
-			data, err := os.ReadFile(m.Path)
+			data, err := f.fileText(m)
 			if err != nil {
 				return err
 			}
@@ -345,6 +353,7 @@ func newMemoryListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			scopes = f.withTeam(scopes)
 			types, err := f.types()
 			if err != nil {
 				return err
@@ -356,7 +365,7 @@ func newMemoryListCmd() *cobra.Command {
 			}
 			var out []row
 			for _, sc := range scopes {
-				list, err := ms.List(cmd.Context(), sc)
+				list, err := f.list(cmd.Context(), ms, sc)
 				if err != nil {
 					return err
 				}
@@ -419,11 +428,8 @@ func newMemorySearchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := ms.Sync(ctx); err != nil {
-				return err
-			}
 			text := strings.Join(args, " ")
-			hits, err := ms.Search(ctx, memory.Query{Text: text, Scopes: scopes, Types: types, Tags: splitList(f.tags), Limit: limit})
+			hits, err := f.search(ctx, ms, memory.Query{Text: text, Scopes: scopes, Types: types, Tags: splitList(f.tags), Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -465,7 +471,7 @@ func (f *memoryCmd) locate(ctx context.Context, ms *memory.Store, slug string) (
 	if err != nil || sc != "" {
 		return sc, err
 	}
-	m, err := ms.Get(ctx, "", slug)
+	m, err := f.get(ctx, ms, "", slug)
 	if err != nil {
 		return "", err
 	}
@@ -496,7 +502,7 @@ func newMemoryUpdateCmd() *cobra.Command {
 					return usagef("%v", err)
 				}
 			}
-			m, err := ms.Update(ctx, sc, args[0], func(m *memory.Memory) error {
+			m, err := f.update(ctx, ms, sc, args[0], func(m *memory.Memory) error {
 				content, ok, err := b.body(cmd, m.Content)
 				if err != nil {
 					return err
@@ -535,6 +541,7 @@ func newMemoryUpdateCmd() *cobra.Command {
 		},
 	}
 	f.flags(cmd, "scope of the memory (default: where it is found)")
+	cmd.Flags().Int64Var(&f.version, "version", 0, "enterprise scope on PostgreSQL: the version read; a memory changed since fails (default: the current one)")
 	cmd.Flags().StringVar(&f.typ, "type", "", "new type")
 	cmd.Flags().StringVar(&f.tags, "tags", "", "new tags (comma-separated; replaces the old ones)")
 	b.add(cmd)
@@ -558,7 +565,7 @@ func newMemoryDeleteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := ms.Delete(ctx, sc, args[0]); err != nil {
+			if err := f.delete(ctx, ms, sc, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s (%s scope)\n", args[0], sc)
@@ -566,6 +573,7 @@ func newMemoryDeleteCmd() *cobra.Command {
 		},
 	}
 	f.flags(cmd, "scope of the memory (default: where it is found)")
+	cmd.Flags().Int64Var(&f.version, "version", 0, "enterprise scope on PostgreSQL: delete only if still at this version")
 	return cmd
 }
 
@@ -595,13 +603,13 @@ func newMemoryLinkCmd(link bool) *cobra.Command {
 				if label == "" {
 					label = memory.DefaultLabel
 				}
-				if err := ms.Link(ctx, sc, args[0], args[1], label); err != nil {
+				if err := f.link(ctx, ms, sc, args[0], args[1], label, true); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s -[%s]-> %s, %s -[%s]-> %s\n", args[0], label, args[1], args[1], memory.Inverse(label), args[0])
 				return nil
 			}
-			if err := ms.Unlink(ctx, sc, args[0], args[1], label); err != nil {
+			if err := f.link(ctx, ms, sc, args[0], args[1], label, false); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "unlinked %s and %s\n", args[0], args[1])
@@ -634,7 +642,7 @@ func newMemoryGraphCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			g, err := ms.Graph(sc)
+			g, err := f.graph(cmd.Context(), ms, sc)
 			if err != nil {
 				return err
 			}
@@ -690,8 +698,8 @@ func newMemoryHealthCmd() *cobra.Command {
 			}
 			var reps []*memory.HealthReport
 			healthy := true
-			for _, sc := range scopes {
-				r, err := ms.Health(cmd.Context(), sc)
+			for _, sc := range f.withTeam(scopes) {
+				r, err := f.health(cmd.Context(), ms, sc)
 				if err != nil {
 					return err
 				}
@@ -845,6 +853,9 @@ func newMemoryImportCmd() *cobra.Command {
 			sc, err := f.scopeOr(ms.DefaultScope())
 			if err != nil {
 				return err
+			}
+			if f.onTeam(sc) {
+				return f.importTeam(cmd, ms, args[0])
 			}
 			src, err := filepath.Abs(args[0])
 			if err != nil {
