@@ -114,16 +114,19 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	defer lf.Close()
 	// Not CommandContext: the server outlives the ctx that started it.
-	s.cmd = s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"), "-p", strconv.Itoa(s.Port),
+	cmd := s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"), "-p", strconv.Itoa(s.Port),
 		"-k", s.Dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=200")
-	s.cmd.Stdout, s.cmd.Stderr = lf, lf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = lf, lf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
+	s.cmd = cmd
 	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
+	// The local cmd, not s.cmd: StopServer clears the field while this
+	// waits.
+	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
