@@ -39,7 +39,10 @@ func TestDidChangeBurstIsCoalesced(t *testing.T) {
 		t.Errorf("documentSymbol after the burst = %s", got)
 	}
 	d := c.srv.doc(u)
-	if d == nil || !strings.HasPrefix(string(d.Text), strings.Repeat(" ", changes)+"package auth") || d.Version != 1+changes {
+	if d == nil {
+		t.Fatal("the document is not open")
+	}
+	if !strings.HasPrefix(string(d.Text), strings.Repeat(" ", changes)+"package auth") || d.Version != 1+changes {
 		t.Fatalf("the document does not hold every change in order (version %v)", d.Version)
 	}
 	if n := c.srv.parses.Load() - before; n > changes/2 {
