@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -36,10 +37,14 @@ func (e ValidationError) Error() string {
 	return "invalid memory:\n  - " + strings.Join(e, "\n  - ")
 }
 
-// CheckSlug returns an error when s is not a valid slug.
+// ErrInvalidSlug is the error CheckSlug wraps.
+var ErrInvalidSlug = errors.New("invalid slug")
+
+// CheckSlug returns an error wrapping ErrInvalidSlug when s is not a valid
+// slug.
 func CheckSlug(s string) error {
 	if !ValidSlug(s) {
-		return fmt.Errorf("invalid slug %q: use lowercase letters, digits and single hyphens (%s)", s, slugPattern())
+		return fmt.Errorf("%w %q: use lowercase letters, digits and single hyphens (%s)", ErrInvalidSlug, s, slugPattern())
 	}
 	return nil
 }

@@ -95,6 +95,7 @@ func TestExitCodes(t *testing.T) {
 		{root, []string{"memory", "write", "--type", "gotcha", "--title", "x", "--tags", "UPPER", "--content", "y"}, 2, "", "lowercase"},
 		{root, []string{"daemon", "stop", "--all", "--root", root}, 2, "", "Usage:\n  ctxls daemon stop"},
 		{root, []string{"daemon", "list", "extra"}, 2, "", "Usage:\n  ctxls daemon list"},
+		{root, []string{"memory", "show", "../../etc/passwd"}, 2, "", "invalid slug"},
 	} {
 		out, errOut, code := ctxls(t, c.dir, c.args...)
 		if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errOut, c.stderr) {

@@ -15,6 +15,8 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+
+	"github.com/ctxls/ctxls/memory"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -60,7 +62,9 @@ func run(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	// A slug that cannot name a memory came from the command line: the
+	// same mistake as a malformed flag.
+	if errors.As(err, &ue) || isCobraUsageError(err) || errors.Is(err, memory.ErrInvalidSlug) {
 		// The usage of the command that was misused, not the whole
 		// program's: that is where the fix is.
 		if cmd == nil || cmd == root {

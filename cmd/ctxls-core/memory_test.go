@@ -108,7 +108,7 @@ func TestMemoryCLI(t *testing.T) {
 		{"---\nid: gotcha-future\ntype: gotcha\ntitle: F\ntags: [x]\ncreated: \"2999-01-01T00:00:00Z\"\n---\nbody\n", []string{"write", "--stdin"}, 1, "in the future"},
 		{"", []string{"write", "--type", "gotcha", "--title", "T", "--tags", "x", "--content", "c", "--scope", "../x"}, 2, "invalid scope"},
 		{"", []string{"write", "--type", "nonsense", "--title", "T", "--tags", "x", "--content", "c"}, 2, "invalid memory type"},
-		{"", []string{"show", "../../etc/passwd"}, 1, "invalid slug"},
+		{"", []string{"show", "../../etc/passwd"}, 2, "invalid slug"}, // a bad argument: usage
 		{"", []string{"link", "learning-token-refresh", "learning-token-refresh"}, 1, "itself"},
 	} {
 		_, errOut, code := memctl(t, root, home, c.stdin, c.args...)
