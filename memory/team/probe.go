@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ctxls/ctxls/config"
 )
 
 // Probe is what a connectivity check found.
@@ -29,7 +31,7 @@ const probeTrips = 5
 // version and the round-trip time: what `ctxls doctor` checks.
 func ProbeDB(ctx context.Context, dsn, schema string) (Probe, error) {
 	var p Probe
-	if !schemaName.MatchString(schema) {
+	if !config.ValidSchemaName(schema) {
 		return p, fmt.Errorf("schema %q must be a lowercase identifier", schema)
 	}
 	cfg, err := pgx.ParseConfig(dsn)

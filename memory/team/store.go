@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/memory"
 )
 
@@ -62,15 +62,13 @@ var (
 	ErrUnreachable = errors.New("the enterprise memory database is unreachable")
 )
 
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
 // Open connects to the database and brings its schema to this build's
 // version (once, under an advisory lock).
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Schema == "" {
 		opts.Schema = "ctxls"
 	}
-	if !schemaName.MatchString(opts.Schema) {
+	if !config.ValidSchemaName(opts.Schema) {
 		return nil, fmt.Errorf("enterprise memory: schema %q must be a lowercase identifier", opts.Schema)
 	}
 	if opts.DSN == "" {
