@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -166,6 +167,32 @@ func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return classify(err)
 }
 
+// writeRetries bounds how often a write is tried again after the server
+// chose it as a deadlock's victim or could not serialize it.
+const writeRetries = 4
+
+// writeTx is tx for the writes (Write, Update, Delete, Link, Unlink): two
+// writers linking memories lock the same rows in opposite orders, and the
+// server aborts one with a deadlock (40P01). The aborted transaction left
+// nothing behind, so it is run again, a few times, after a short random
+// wait. fn must be safe to run again: each of those bodies reads what it
+// changes inside its transaction and keeps no state outside it.
+func (s *Store) writeTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := pgx.BeginFunc(ctx, s.pool, fn)
+		var pe *pgconn.PgError
+		if attempt < writeRetries && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") {
+			select {
+			case <-ctx.Done():
+				return classify(err)
+			case <-time.After(time.Duration(1+rand.IntN(20*(attempt+1))) * time.Millisecond):
+			}
+			continue
+		}
+		return classify(err)
+	}
+}
+
 // Write creates a memory in the enterprise scope: missing timestamps are
 // now, the memory is validated, and links to existing memories become
 // relates-to edges in both directions, all in one transaction. It returns
@@ -184,7 +211,7 @@ func (s *Store) Write(ctx context.Context, m *memory.Memory) (int64, error) {
 		return 0, err
 	}
 	m.Path = s.Locator(m.Slug)
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := s.writeTx(ctx, func(tx pgx.Tx) error {
 		if err := s.insert(ctx, tx, m, 1); err != nil {
 			return err
 		}
@@ -376,7 +403,7 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 		return nil, err
 	}
 	var out *Record
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := s.writeTx(ctx, func(tx pgx.Tx) error {
 		rec, err := s.get(ctx, tx, slug, true)
 		if err != nil {
 			return err
@@ -454,7 +481,7 @@ func (s *Store) Delete(ctx context.Context, slug string, version int64) error {
 	if err := memory.CheckSlug(slug); err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
 		var have int64
 		err := tx.QueryRow(ctx, `DELETE FROM memories WHERE project = $1 AND slug = $2 RETURNING version`, s.project, slug).Scan(&have)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -482,7 +509,7 @@ func (s *Store) Link(ctx context.Context, from, to, label string) error {
 			return err
 		}
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
 		if err := s.link(ctx, tx, from, to, label, s.now()); err != nil {
 			return err
 		}
@@ -493,7 +520,7 @@ func (s *Store) Link(ctx context.Context, from, to, label string) error {
 // Unlink removes the edges between from and to with label (all when label
 // is "") in both directions.
 func (s *Store) Unlink(ctx context.Context, from, to, label string) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
 		n, err := s.unlink(ctx, tx, from, to, label)
 		if err != nil {
 			return err
