@@ -49,6 +49,11 @@ var alwaysSkipped = map[string]bool{
 	".gradle": true, ".idea": true, ".terraform": true,
 }
 
+// NeverSource reports a directory name that never holds the workspace's own
+// source, whatever the configuration (alwaysSkipped): the file watchers
+// leave these out too.
+func NeverSource(name string) bool { return alwaysSkipped[name] }
+
 // vendorDirs hold copies of third-party code by the conventions of Go,
 // pip and C/C++ projects; index.includeVendor indexes them.
 var vendorDirs = map[string]bool{"vendor": true, "vendored": true, "vendored_packages": true, "_vendor": true, "third_party": true, "thirdparty": true}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
@@ -24,15 +25,6 @@ import (
 // costs about 1 KiB of kernel memory, and Linux's default per-user limit
 // (fs.inotify.max_user_watches) is 8,192 on older kernels.
 const DefaultMaxDirs = 8000
-
-// skippedDirs are never watched: they hold no source of the workspace, or
-// change constantly (the names the index walk always skips).
-var skippedDirs = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, "node_modules": true, "bower_components": true,
-	"__pycache__": true, ".venv": true, "venv": true, ".tox": true, ".mypy_cache": true,
-	".pytest_cache": true, ".ruff_cache": true, ".next": true, ".nuxt": true, ".gradle": true,
-	".idea": true, ".terraform": true, ".cache": true,
-}
 
 // Tree watches the directories below a root.
 type Tree struct {
@@ -178,6 +170,9 @@ func (t *Tree) add(dir string) error {
 	})
 }
 
+// skipped reports a directory that is not watched: one the index walk
+// never enters (version control, dependencies, caches, the state directory)
+// or a hidden one.
 func skipped(name string) bool {
-	return skippedDirs[name] || name == store.DirName || strings.HasPrefix(name, ".")
+	return index.NeverSource(name) || strings.HasPrefix(name, ".")
 }
