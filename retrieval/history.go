@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -26,9 +25,7 @@ const (
 // terms, the most informative first (terms are sorted by weighted IDF), at
 // most maxHistoryTerms, each repeated as often as the message repeats it
 // (at most maxQueryTF times).
-func historyTerms(text string, terms []string, fromMessage map[string]bool) []string {
-	qtf := map[string]int{}
-	analyzer.New().Each(text, func(t string) { qtf[t]++ })
+func historyTerms(qtf map[string]int, terms []string, fromMessage map[string]bool) []string {
 	var out []string
 	n := 0
 	for _, t := range terms {

@@ -217,10 +217,17 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// a trigger names count more.
 	weights := map[string]float64{}
 	fromMessage := map[string]bool{}
+	// qtf counts how often the message repeats each term, for the
+	// whole-file and history queries: the message is analysed once.
+	qtf := map[string]int{}
 	an := analyzer.New()
-	if !req.NoMessageTerms {
-		an.Each(req.Text, func(t string) { weights[t] = math.Max(weights[t], 1); fromMessage[t] = true })
-	}
+	an.Each(req.Text, func(t string) {
+		qtf[t]++
+		if !req.NoMessageTerms {
+			weights[t] = math.Max(weights[t], 1)
+			fromMessage[t] = true
+		}
+	})
 	for _, tr := range messageTriggers {
 		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
 			an.Each(tr.Query, func(t string) { weights[t] = math.Max(weights[t], 1+tr.Relevance) })
@@ -453,8 +460,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
 	if !req.EntitiesOnly {
-		wt := wholeTerms(req.Text, terms, df, total, messageTriggers)
-		ht := historyTerms(req.Text, terms, fromMessage)
+		wt := wholeTerms(qtf, terms, df, total, messageTriggers)
+		ht := historyTerms(qtf, terms, fromMessage)
 		files, err := rankFiles(ctx, st, req.Text, cands, wt, ht, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		if err != nil {
 			return nil, err
@@ -700,11 +707,10 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 // message the index holds that is not in most documents (the most
 // informative first, at most maxWholeQueryTerms), each
 // repeated as often as the message repeats it (at most maxQueryTF times) and
-// once more when a trigger names it, as BM25 weighs a repeated query word.
-func wholeTerms(text string, terms []string, df map[string]int, total int, triggers []analyzer.Trigger) []string {
-	qtf := map[string]int{}
+// once more when a trigger names it, as BM25 weighs a repeated query word
+// (qtf: how often the message repeats each term).
+func wholeTerms(qtf map[string]int, terms []string, df map[string]int, total int, triggers []analyzer.Trigger) []string {
 	an := analyzer.New()
-	an.Each(text, func(t string) { qtf[t]++ })
 	named := map[string]bool{}
 	for _, tr := range triggers {
 		if tr.Type == analyzer.TriggerSymbol || tr.Type == analyzer.TriggerImplicit {
