@@ -14,31 +14,7 @@ import (
 // tree with every kind of rule and compares its answers with what a whole
 // walk indexes: the file watchers must follow exactly the walk's files.
 func TestScopeAgreesWithWalk(t *testing.T) {
-	root := workspace(t, map[string]string{
-		".gitignore":          "*.gen.go\n/out/\nlogs/\n",
-		"keep.go":             "package p\n",
-		"x.gen.go":            "package p\n",
-		"out/o.go":            "package p\n",
-		"sub/.gitignore":      "!y.gen.go\nlocal.go\n",
-		"sub/y.gen.go":        "package p\n",
-		"sub/local.go":        "package p\n",
-		"sub/logs/l.go":       "package p\n",
-		"sub/deep/ok.go":      "package p\n",
-		".ctxlsignore":        "secret/\n",
-		"secret/s.go":         "package p\n",
-		".git/info/exclude":   "excluded.go\n",
-		"excluded.go":         "package p\n",
-		".github/tool.py":     "x = 1\n",
-		"node_modules/m/i.js": "x()\n",
-		"vendor/v/v.go":       "package v\n",
-		"third_party/t/t.go":  "package t\n",
-		"py/_vendor/x/x.py":   "x = 1\n",
-		"web/package.json":    "{}",
-		"web/dist/bundle.js":  "x()\n",
-		"web/src/app.ts":      "export const a = 1\n",
-		"go/build/build.go":   "package build\n",
-		"conf/skip.go":        "package p\n",
-	})
+	root := workspace(t, rulesTree())
 	cfg := config.Index{Exclude: []string{"conf/skip.go"}}
 	w := newWalker(root, cfg.Exclude, cfg.IncludeVendor)
 	cands, err := w.walk(context.Background(), nil)
