@@ -39,7 +39,10 @@ func newIndexCmd() *cobra.Command {
 		Long: `Index walks the workspace (honouring .gitignore, .git/info/exclude and
 .ctxlsignore), parses changed files with tree-sitter on all cores and stores
 entities, references and a full-text index in <root>/.ctxls/index.db.
-Unchanged files are not re-read; deleted files disappear from the index.`,
+Unchanged files are not re-read; deleted files disappear from the index.
+When the workspace's hook daemon runs and has watched every change since the
+last walk, 'ctxls index' (with at most --root and --json) is answered by it
+without a walk; the summary then says "followed".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			abs, err := resolveRoot(root)
