@@ -86,6 +86,9 @@ const (
 	capDoc       = "doc"
 	capLocal     = "local" // a local name's declaration (Go), + @name (+ @type)
 	capType      = "type"
+	capValue     = "value" // a local's first value (Go)
+	capField     = "field" // a struct field's declaration (Go), + @owner, @name, @type
+	capOwner     = "owner"
 	// refValue marks a name used as a value (a function passed or
 	// assigned): recorded as a plain reference, and only when the name is
 	// not declared locally in its function, where it is a variable.
@@ -101,16 +104,18 @@ type def struct {
 	receiver   string
 	start, end uint32
 	doc        string
-	level      int // headings
+	level      int    // headings
+	result     string // a Go function's declared result, as written
 }
 
 type ref struct {
 	kind      EdgeKind
 	name      string
 	qualifier string
-	value     bool   // from @ref.value
-	at        uint32 // start of the reference
-	nameAt    uint32 // start of the name: one name, one reference
+	value     bool         // from @ref.value
+	operand   *sitter.Node // a Go selector's operand, typed in finish
+	at        uint32       // start of the reference
+	nameAt    uint32       // start of the name: one name, one reference
 	line      int
 }
 
@@ -118,7 +123,8 @@ type ref struct {
 // with its type's name when the declaration gives one.
 type local struct {
 	name, typ string
-	at        uint32 // start of the declaration
+	value     *sitter.Node // the first value assigned, typed on demand (Go)
+	at        uint32       // start of the declaration
 	nameAt    uint32
 }
 
@@ -132,6 +138,7 @@ type extraction struct {
 	defs     []def
 	refs     []ref
 	locals   []local
+	fields   []goField
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
@@ -160,7 +167,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 		var main *sitter.Node
 		var mainName string
-		var name, qual, recv, ipath, alias, doc, typ *sitter.Node
+		var name, qual, recv, ipath, alias, doc, typ, value, owner *sitter.Node
 		for _, c := range m.Captures {
 			cn := e.captures[c.Index]
 			node := c.Node
@@ -181,7 +188,11 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				doc = node
 			case cn == capType:
 				typ = node
-			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal:
+			case cn == capValue:
+				value = node
+			case cn == capOwner:
+				owner = node
+			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal, cn == capField:
 				main, mainName = node, cn
 			}
 		}
@@ -195,7 +206,16 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 		case mainName == capLocal:
 			if name != nil {
-				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), at: main.StartByte(), nameAt: name.StartByte()})
+				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), value: value, at: main.StartByte(), nameAt: name.StartByte()})
+			}
+		case mainName == capField:
+			t := localType(e.text(typ))
+			fname := e.text(name)
+			if name == nil { // embedded: the field is named by its type
+				fname = t[strings.LastIndexByte(t, '.')+1:]
+			}
+			if t != "" && fname != "" {
+				e.fields = append(e.fields, goField{owner: e.text(owner), name: fname, typ: t})
 			}
 		case mainName == capImport:
 			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
@@ -204,7 +224,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 		case strings.HasPrefix(mainName, defPrefix):
 			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
-				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte()}
+				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte(), result: e.text(typ)}
 			if d.kind == KindHeading {
 				d.name, d.level = headingText(e.text(main))
 			}
@@ -231,6 +251,9 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				at: main.StartByte(), nameAt: name.StartByte(), line: int(main.StartPoint().Row) + 1}
 			if mainName == refValue {
 				r.kind, r.value = EdgeReferences, true
+			}
+			if e.lang == "go" {
+				r.operand = qual
 			}
 			e.refs = append(e.refs, r)
 		}
@@ -347,27 +370,24 @@ func (e *extraction) finish() {
 		}
 	}
 	seen := map[key]bool{}
-	scope := e.localScope(ents)
+	var g *goTyper
+	if e.lang == "go" {
+		g = e.goTyper(ents)
+	}
 	for i, r := range e.refs {
 		if best[r.nameAt] != i || e.declared[r.nameAt] {
 			continue
 		}
 		from := enclosing(ents, r.at)
-		if scope != nil {
-			if r.value {
-				if _, isLocal := scope[scoped{from, r.name}]; isLocal && r.qualifier == "" {
-					continue
-				}
+		if g != nil {
+			if r.value && r.qualifier == "" && g.isLocal(from, r.name) {
+				continue
 			}
-			// A selector on a local of a known type names that type's
-			// member: the qualifier becomes the type, which the resolver
-			// matches against receivers ("srv" → "Server").
-			if t := scope[scoped{from, r.qualifier}]; t != "" && r.qualifier != "" {
-				r.qualifier = t
-			} else if t := scope[scoped{-1, r.qualifier}]; t != "" && r.qualifier != "" {
-				if _, shadowed := scope[scoped{from, r.qualifier}]; !shadowed {
-					r.qualifier = t
-				}
+			// A selector names a member of its operand's type: the
+			// qualifier becomes that type, which the resolver matches
+			// against receivers ("srv" → "Server"), or says it is unknown.
+			if r.operand != nil {
+				r.qualifier = g.qualifier(r.operand, from)
 			}
 		}
 		k := key{from, r.kind, r.name, r.qualifier}
@@ -398,39 +418,6 @@ func enclosing(ents []Entity, at uint32) int {
 type scoped struct {
 	from int
 	name string
-}
-
-// localScope maps each name declared in an entity to its type's name, ""
-// when unknown or when the entity declares the name more than once with
-// different types. It is nil for languages that record no locals.
-func (e *extraction) localScope(ents []Entity) map[scoped]string {
-	if len(e.locals) == 0 {
-		return nil
-	}
-	// Two patterns can match one declaration, one of them with the type.
-	typed := map[uint32]string{}
-	for _, l := range e.locals {
-		if l.typ != "" {
-			typed[l.nameAt] = l.typ
-		}
-	}
-	scope := make(map[scoped]string, len(e.locals))
-	done := map[uint32]bool{}
-	for _, l := range e.locals {
-		if done[l.nameAt] || l.name == "_" {
-			continue
-		}
-		done[l.nameAt] = true
-		k := scoped{enclosing(ents, l.at), l.name}
-		t, seen := scope[k]
-		switch {
-		case !seen:
-			scope[k] = typed[l.nameAt]
-		case t != typed[l.nameAt]:
-			scope[k] = ""
-		}
-	}
-	return scope
 }
 
 // localType returns the name of a declared Go type ("Server", "http.Header")
