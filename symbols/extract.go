@@ -86,9 +86,6 @@ const (
 	capDoc       = "doc"
 	capLocal     = "local" // a local name's declaration (Go), + @name (+ @type)
 	capType      = "type"
-	capValue     = "value" // a local's first value (Go)
-	capField     = "field" // a struct field's declaration (Go), + @owner, @name, @type
-	capOwner     = "owner"
 	// refValue marks a name used as a value (a function passed or
 	// assigned): recorded as a plain reference, and only when the name is
 	// not declared locally in its function, where it is a variable.
@@ -104,8 +101,7 @@ type def struct {
 	receiver   string
 	start, end uint32
 	doc        string
-	level      int    // headings
-	result     string // a Go function's declared result, as written
+	level      int // headings
 }
 
 type ref struct {
@@ -123,7 +119,7 @@ type ref struct {
 // with its type's name when the declaration gives one.
 type local struct {
 	name, typ string
-	value     *sitter.Node // the first value assigned, typed on demand (Go)
+	decl      *sitter.Node // the declaration, whose value types it on demand (Go)
 	at        uint32       // start of the declaration
 	nameAt    uint32
 }
@@ -138,7 +134,6 @@ type extraction struct {
 	defs     []def
 	refs     []ref
 	locals   []local
-	fields   []goField
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
@@ -167,7 +162,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 		var main *sitter.Node
 		var mainName string
-		var name, qual, recv, ipath, alias, doc, typ, value, owner *sitter.Node
+		var name, qual, recv, ipath, alias, doc, typ *sitter.Node
 		for _, c := range m.Captures {
 			cn := e.captures[c.Index]
 			node := c.Node
@@ -188,11 +183,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				doc = node
 			case cn == capType:
 				typ = node
-			case cn == capValue:
-				value = node
-			case cn == capOwner:
-				owner = node
-			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal, cn == capField:
+			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal:
 				main, mainName = node, cn
 			}
 		}
@@ -206,16 +197,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 		case mainName == capLocal:
 			if name != nil {
-				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), value: value, at: main.StartByte(), nameAt: name.StartByte()})
-			}
-		case mainName == capField:
-			t := localType(e.text(typ))
-			fname := e.text(name)
-			if name == nil { // embedded: the field is named by its type
-				fname = t[strings.LastIndexByte(t, '.')+1:]
-			}
-			if t != "" && fname != "" {
-				e.fields = append(e.fields, goField{owner: e.text(owner), name: fname, typ: t})
+				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), decl: main, at: main.StartByte(), nameAt: name.StartByte()})
 			}
 		case mainName == capImport:
 			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
@@ -224,7 +206,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 		case strings.HasPrefix(mainName, defPrefix):
 			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
-				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte(), result: e.text(typ)}
+				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte()}
 			if d.kind == KindHeading {
 				d.name, d.level = headingText(e.text(main))
 			}

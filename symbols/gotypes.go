@@ -12,26 +12,24 @@ import (
 // only when one method in reach has the name, never by preference.
 const UnknownOperand = "?"
 
-// goField is a field of a struct type declared in the file.
-type goField struct {
-	owner, name, typ string
-}
-
 // goTyper types Go selector operands from what one file states: the types
 // of locals and package variables (declared, or of their first value),
 // struct fields, declared results of functions and methods, conversions,
 // composite literals and type assertions. A selector's qualifier becomes
 // the operand's type ("Server", "sync.Mutex"), the package it names
 // ("http"), or, when the file does not say, the operand's text after
-// UnknownOperand. What another file declares is not known here.
+// UnknownOperand. What another file declares is not known here. Values,
+// fields and results are read from the syntax tree when a selector needs
+// them, not by query patterns that would match on every file.
 type goTyper struct {
 	e       *extraction
-	ents    []Entity
 	scope   map[scoped]*goLocal
-	imports map[string]bool   // names the file's imports bind
-	fields  map[string]string // "Owner.field" → the field's type
-	results map[string]string // "F" or "Recv.M" → the first result's type
-	types   map[string]bool   // types the file declares
+	imports map[string]bool // names the file's imports bind
+	// types and funcs index e.defs by a top-level type's name and by a
+	// function's ("F") or method's ("Recv.M") name.
+	types, funcs map[string]int
+	fields       map[string]map[string]string // type → field → type, on demand
+	results      map[string]string            // funcs key → first result's type, on demand
 }
 
 // goLocal is every declaration of one name in one entity.
@@ -45,52 +43,38 @@ type goLocal struct {
 const maxTypeDepth = 8
 
 func (e *extraction) goTyper(ents []Entity) *goTyper {
-	g := &goTyper{e: e, ents: ents, scope: map[scoped]*goLocal{}, imports: map[string]bool{},
-		fields: map[string]string{}, results: map[string]string{}, types: map[string]bool{}}
+	g := &goTyper{e: e, scope: map[scoped]*goLocal{}, imports: map[string]bool{},
+		types: map[string]int{}, funcs: map[string]int{}, fields: map[string]map[string]string{}, results: map[string]string{}}
 	for _, im := range e.f.Imports {
 		if a := GoImportName(im.Path, im.Alias); a != "" {
 			g.imports[a] = true
 		}
 	}
-	for _, f := range e.fields {
-		g.fields[f.owner+"."+f.name] = f.typ
-	}
 	for i := range e.defs {
 		d := &e.defs[i]
 		switch {
 		case isType(ents[i].Kind) && ents[i].Parent < 0:
-			g.types[d.name] = true
-		case d.result != "" && d.receiver != "":
-			g.results[d.receiver+"."+d.name] = firstResult(d.result)
-		case d.result != "" && ents[i].Kind == KindFunction:
-			g.results[d.name] = firstResult(d.result)
+			g.types[d.name] = i
+		case d.receiver != "":
+			g.funcs[d.receiver+"."+d.name] = i
+		case ents[i].Kind == KindFunction && ents[i].Parent < 0:
+			g.funcs[d.name] = i
 		}
 	}
-	done := map[uint32]bool{}
+	// Two patterns can match one declaration, one of them with the type.
 	typed := map[uint32]string{}
 	for _, l := range e.locals {
 		if l.typ != "" {
 			typed[l.nameAt] = l.typ
 		}
 	}
+	done := map[uint32]bool{}
 	for _, l := range e.locals {
 		if done[l.nameAt] || l.name == "_" {
 			continue
 		}
 		done[l.nameAt] = true
-		if l.typ == "" {
-			l.typ = typed[l.nameAt]
-		}
-		if l.value == nil {
-			// Two patterns match a := with a value; the one without it
-			// must not hide the value.
-			for _, o := range e.locals {
-				if o.nameAt == l.nameAt && o.value != nil {
-					l.value = o.value
-					break
-				}
-			}
-		}
+		l.typ = typed[l.nameAt]
 		from := enclosing(ents, l.at)
 		if from >= 0 && ents[from].Parent < 0 && ents[from].StartByte == l.at && ents[from].Name == l.name {
 			from = -1 // a package-level var: its own entity encloses it
@@ -150,7 +134,7 @@ func (g *goTyper) typeOf(n *sitter.Node, from, depth int) string {
 		if x == nil || g.isPackage(x, from) {
 			return "" // another package's variable: its type is not here
 		}
-		return g.member(g.fields, g.typeOf(x, from, depth+1), g.e.text(n.ChildByFieldName("field")))
+		return g.field(g.typeOf(x, from, depth+1), g.e.text(n.ChildByFieldName("field")))
 	case "call_expression":
 		return g.callType(n.ChildByFieldName("function"), n.ChildByFieldName("arguments"), from, depth)
 	}
@@ -169,7 +153,7 @@ func (g *goTyper) identType(name string, from, depth int) string {
 	if l := g.scope[scoped{-1, name}]; l != nil {
 		return g.localTypeOf(l, -1, depth)
 	}
-	if g.types[name] {
+	if _, ok := g.types[name]; ok {
 		return name
 	}
 	return ""
@@ -188,8 +172,8 @@ func (g *goTyper) localTypeOf(l *goLocal, from, depth int) string {
 	typ := ""
 	for i, d := range l.decls {
 		t := d.typ
-		if t == "" && d.value != nil {
-			t = g.typeOf(d.value, from, depth+1)
+		if t == "" {
+			t = g.typeOf(firstValue(d), from, depth+1)
 		}
 		if t == "" || (i > 0 && t != typ) {
 			typ = ""
@@ -216,29 +200,118 @@ func (g *goTyper) callType(fn, args *sitter.Node, from, depth int) string {
 		if name == "new" && args != nil && args.NamedChildCount() == 1 {
 			return localType(g.e.text(args.NamedChild(0)))
 		}
-		if g.types[name] {
+		if _, ok := g.types[name]; ok {
 			return name
 		}
-		return g.results[name]
+		return g.result(name)
 	case "selector_expression":
 		x := fn.ChildByFieldName("operand")
 		if x == nil || g.isPackage(x, from) {
 			return ""
 		}
-		return g.member(g.results, g.typeOf(x, from, depth+1), g.e.text(fn.ChildByFieldName("field")))
+		if t := g.typeOf(x, from, depth+1); t != "" && !strings.Contains(t, ".") {
+			return g.result(t + "." + g.e.text(fn.ChildByFieldName("field")))
+		}
+		return ""
 	case "parenthesized_expression":
 		return localType(strings.Trim(g.e.text(fn), "()")) // (*T)(x)
 	}
 	return ""
 }
 
-// member looks up a field's or method's type on a type this file's package
-// declares; another package's members are not known here.
-func (g *goTyper) member(table map[string]string, typ, name string) string {
+// field returns the type of a field of a struct type this file declares
+// (an embedded field is named by its type); another file's or package's
+// types are not known here.
+func (g *goTyper) field(typ, name string) string {
 	if typ == "" || strings.Contains(typ, ".") {
 		return ""
 	}
-	return table[typ+"."+name]
+	fs, ok := g.fields[typ]
+	if !ok {
+		fs = g.structFields(typ)
+		g.fields[typ] = fs
+	}
+	return fs[name]
+}
+
+// structFields reads the fields of the struct type declared as typ.
+func (g *goTyper) structFields(typ string) map[string]string {
+	i, ok := g.types[typ]
+	if !ok || g.e.defs[i].node.Type() != "type_spec" {
+		return nil
+	}
+	st := g.e.defs[i].node.ChildByFieldName("type")
+	if st == nil || st.Type() != "struct_type" {
+		return nil
+	}
+	fs := map[string]string{}
+	for j := 0; j < int(st.NamedChildCount()); j++ {
+		list := st.NamedChild(j)
+		if list.Type() != "field_declaration_list" {
+			continue
+		}
+		for k := 0; k < int(list.NamedChildCount()); k++ {
+			fd := list.NamedChild(k)
+			if fd.Type() != "field_declaration" {
+				continue
+			}
+			t := localType(g.e.text(fd.ChildByFieldName("type")))
+			if t == "" {
+				continue
+			}
+			named := false
+			for c := 0; c < int(fd.ChildCount()); c++ {
+				if fd.FieldNameForChild(c) == "name" {
+					fs[g.e.text(fd.Child(c))] = t
+					named = true
+				}
+			}
+			if !named {
+				fs[t[strings.LastIndexByte(t, '.')+1:]] = t
+			}
+		}
+	}
+	return fs
+}
+
+// result returns the type of the first result of the function ("F") or
+// method ("Recv.M") this file declares.
+func (g *goTyper) result(key string) string {
+	if t, ok := g.results[key]; ok {
+		return t
+	}
+	t := ""
+	if i, ok := g.funcs[key]; ok {
+		t = firstResult(g.e.text(g.e.defs[i].node.ChildByFieldName("result")))
+	}
+	g.results[key] = t
+	return t
+}
+
+// firstValue returns the expression that declares l's value ("f()" of
+// "v, err := f()"), nil when it has none of its own: only the first name
+// of a declaration is paired with the first value.
+func firstValue(l local) *sitter.Node {
+	d := l.decl
+	if d == nil {
+		return nil
+	}
+	var names, values *sitter.Node
+	switch d.Type() {
+	case "short_var_declaration":
+		names, values = d.ChildByFieldName("left"), d.ChildByFieldName("right")
+		if names != nil {
+			names = names.NamedChild(0)
+		}
+	case "var_spec":
+		names, values = d.ChildByFieldName("name"), d.ChildByFieldName("value")
+	default:
+		return nil
+	}
+	if names == nil || values == nil || names.StartByte() != l.nameAt {
+		return nil
+	}
+	return values.NamedChild(0)
 }
 
 // isPackage reports whether n is an import's name, not shadowed in from.

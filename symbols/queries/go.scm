@@ -6,9 +6,7 @@
 (import_spec name: (_) @alias path: (_) @path) @import
 (import_spec !name path: (_) @path) @import
 
-; @type on functions and methods is the declared result, by which a call's
-; result types a selector on it (f().M(), v := f(); v.M()).
-(function_declaration name: (identifier) @name result: (_)? @type) @def.function
+(function_declaration name: (identifier) @name) @def.function
 
 (method_declaration
   receiver: (parameter_list
@@ -19,8 +17,7 @@
         (generic_type type: (type_identifier) @receiver)
         (pointer_type (generic_type type: (type_identifier) @receiver))
       ]))
-  name: (field_identifier) @name
-  result: (_)? @type) @def.method
+  name: (field_identifier) @name) @def.method
 
 (type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
@@ -43,26 +40,18 @@
 (field_declaration !name type: (pointer_type (type_identifier) @name)) @ref.extends
 (field_declaration !name type: (qualified_type package: (_) @qualifier name: (_) @name)) @ref.extends
 
-; Names declared inside functions (@local + @name, @type when written, the
-; first value as @value, typed by Extract when a selector needs it), so that
-; a selector on a typed local names its type's method and a local used as a
-; value is not taken for a function. Top-level var specs count too.
+; Names declared inside functions (@local + @name, @type when written), so
+; that a selector on a typed local names its type's method and a local used
+; as a value is not taken for a function. Top-level var specs count too.
+; Extract types a local without a written type by its first value, and a
+; selector through a field or a call by the struct's or function's
+; declaration, from the syntax tree when a selector needs it: patterns for
+; every value, field and result would cost a match each on every file.
 (parameter_declaration name: (identifier) @name type: (_) @type) @local
 (variadic_parameter_declaration name: (identifier) @name) @local
 (var_spec name: (identifier) @name type: (_)? @type) @local
-(var_spec name: (identifier) @name . value: (expression_list . (_) @value)) @local
 (short_var_declaration left: (expression_list (identifier) @name)) @local
-(short_var_declaration
-  left: (expression_list . (identifier) @name)
-  right: (expression_list . (_) @value)) @local
 (range_clause left: (expression_list (identifier) @name)) @local
-
-; Fields of struct types (@owner), named or embedded, with their type: a
-; selector through a field (x.mu.Lock()) is typed by it.
-(type_spec name: (type_identifier) @owner
-  type: (struct_type (field_declaration_list (field_declaration name: (field_identifier) @name type: (_) @type)))) @field
-(type_spec name: (type_identifier) @owner
-  type: (struct_type (field_declaration_list (field_declaration !name type: (_) @type)))) @field
 
 ; Functions and methods used as values: passed, assigned or set in a
 ; composite literal. Locals of the same name are dropped by Extract. Returns
