@@ -362,7 +362,10 @@ func (e *extraction) finish() {
 		}
 		from := enclosing(ents, r.at)
 		if g != nil {
-			if r.value && r.qualifier == "" && g.isLocal(from, r.name) {
+			// A bare name declared in its function before this use is a
+			// variable: passing it or calling it (a func-typed parameter)
+			// reaches no declaration of that name elsewhere.
+			if (r.value || r.kind == EdgeCalls) && r.qualifier == "" && g.declaredBefore(from, r.name, r.at) {
 				continue
 			}
 			// A selector names a member of its operand's type: the

@@ -94,6 +94,21 @@ func (g *goTyper) isLocal(from int, name string) bool {
 	return ok
 }
 
+// declaredBefore reports whether name is declared in entity from by a
+// declaration that ends before at: in "n := n(x)" the call is not of n.
+func (g *goTyper) declaredBefore(from int, name string, at uint32) bool {
+	l := g.scope[scoped{from, name}]
+	if l == nil {
+		return false
+	}
+	for _, d := range l.decls {
+		if d.decl == nil || d.decl.EndByte() <= at {
+			return true
+		}
+	}
+	return false
+}
+
 // qualifier returns the qualifier a selector on operand is recorded with.
 func (g *goTyper) qualifier(operand *sitter.Node, from int) string {
 	if operand.Type() == "identifier" {
@@ -194,7 +209,7 @@ func (g *goTyper) callType(fn, args *sitter.Node, from, depth int) string {
 	switch fn.Type() {
 	case "identifier":
 		name := g.e.text(fn)
-		if g.isLocal(from, name) {
+		if g.declaredBefore(from, name, fn.StartByte()) {
 			return "" // a function value: its result is not declared here
 		}
 		if name == "new" && args != nil && args.NamedChildCount() == 1 {

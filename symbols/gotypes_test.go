@@ -81,6 +81,17 @@ func shadowed() {
 	sync.run()
 	os.Exit(0)
 }
+
+func newS2() {}
+
+func funcValue(newS2 func()) {
+	newS2()
+	if open, ok := any(nil).(func()); ok {
+		open()
+	}
+	newS := newS()
+	newS.run()
+}
 `
 	f, err := Extract(context.Background(), "p.go", []byte(src))
 	if err != nil {
@@ -108,11 +119,24 @@ func shadowed() {
 		{"changing: run", "?y2"}, // declared twice in the function with different types
 		{"changing: run", "?z"},  // z := z.next needs z's own type
 		{"shadowed: run", "S"},   // a local sync is not the package
+		{"funcValue: run", "S"},  // newS := newS()
 		{"shadowed: Exit", "os"},
 	} {
 		if !slices.Contains(got[tc.ref], tc.qual) {
 			t.Errorf("%s: no selector qualified %q; have %q", tc.ref, tc.qual, got[tc.ref])
 		}
+	}
+	// A call of a local function value is no call of the package's
+	// function of that name.
+	for _, name := range []string{"newS2", "open"} {
+		if q, ok := got["funcValue: "+name]; ok {
+			t.Errorf("funcValue calls its local %s, recorded as a call (qualifiers %q)", name, q)
+		}
+	}
+	// In "newS := newS()" the call is of the function: the local's scope
+	// starts after its declaration.
+	if _, ok := got["funcValue: newS"]; !ok {
+		t.Errorf("funcValue: newS := newS() recorded no call of newS")
 	}
 	// Every selector on S's methods in forms is typed: none is unknown.
 	for _, q := range got["forms: run"] {
