@@ -24,8 +24,10 @@ import (
 // 6: references resolve only within a language family, so old cross-language
 // edges must go; 7: identifiers split where Chinese or Japanese text runs into
 // them; 8: Go references resolve by package scope, selectors on typed locals
-// by their type, and functions used as values are references).
-const Version = "8"
+// by their type, and functions used as values are references; 9: Go
+// selectors are typed by fields and declared results, and one on an operand
+// of unknown type is not bound to a guessed method).
+const Version = "9"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -141,7 +141,7 @@ func TestGoScopedResolution(t *testing.T) {
 		// a declares no New: a bare New is not another package's.
 		{"a.Bare", "New", "", ""},
 		{"a.Bare2", "Do", "", ""},
-		{"a.Closer", "Close", "c", ""},
+		{"a.Closer", "Close", "?c", ""},
 		{"a.TestX", "helperInTest", "", "a.helperInTest"},
 		{"a.TestX", "Bare", "", "a.Bare"},
 		{"a.Builtin", "len", "", ""},

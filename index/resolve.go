@@ -317,25 +317,14 @@ func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Re
 // goAlias is the name a Go import binds in its file, "" for blank and dot
 // imports.
 func goAlias(ref *store.Ref) string {
-	alias := ref.Qualifier
-	if alias == "" {
-		alias = defaultAlias("go", ref.Name)
-	}
-	if alias == "_" || alias == "." {
-		return ""
-	}
-	return alias
+	return symbols.GoImportName(ref.Name, ref.Qualifier)
 }
 
 // defaultAlias is the name an import binds when the statement gives none.
 func defaultAlias(lang, spec string) string {
 	switch lang {
 	case "go":
-		last := path.Base(spec)
-		if i := strings.Index(last, ".v"); i > 0 {
-			last = last[:i] // gopkg.in/yaml.v3 → yaml
-		}
-		return strings.TrimPrefix(last, "go-")
+		return symbols.GoImportName(spec, "")
 	case "python":
 		return spec[strings.LastIndexByte(spec, '.')+1:]
 	}
@@ -348,11 +337,13 @@ var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "
 
 // resolveGo binds a Go reference by Go's scoping: a name qualified by an
 // import is looked up only in that package (and stays unresolved when the
-// package is outside the workspace); a selector on anything else names a
-// method, preferably of the type the qualifier names; a bare name is one of
-// the file's own package or, failing that, of a dot import. Go has no
-// other way for a bare name to reach another package, so none is guessed.
-// Only test files reach definitions in test files.
+// package is outside the workspace); a selector on an operand of a known
+// type names that type's method; a bare name is one of the file's own
+// package or, failing that, of a dot import. Go has no other way for a bare
+// name to reach another package, so none is guessed. A selector on an
+// operand whose type the file does not state (symbols.UnknownOperand)
+// binds only when one method in reach has the name. Only test files reach
+// definitions in test files.
 func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) int64 {
 	// A _test.go file is no part of the package that other files build.
 	if !strings.HasSuffix(sc.path, "_test.go") {
@@ -370,6 +361,9 @@ func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) 
 		}
 		return pick(r.filter(cands, func(d *store.Def) bool { return sc.dot[path.Dir(d.Path)] }), true)
 	}
+	if expr, unknown := strings.CutPrefix(q, symbols.UnknownOperand); unknown {
+		return r.resolveGoUnknown(expr, sc, cands)
+	}
 	head, rest, _ := strings.Cut(q, ".")
 	if dir, isImport := sc.aliases[head]; isImport {
 		if dir == "" {
@@ -378,33 +372,48 @@ func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) 
 		if rest == "" {
 			return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
 		}
-		// pkg.Var.M, or pkg.Type.M when the qualifier is a declared type:
-		// a method of that package, of the named type if it has one.
-		typ := rest[strings.LastIndexByte(rest, '.')+1:]
-		methods := append(cands[:0], r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName != "" })...)
-		if t := r.filter(methods, func(d *store.Def) bool { return d.ParentName == typ }); len(t) > 0 {
-			return pick(t, false)
+		// pkg.T: a method of type T of that package.
+		return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == rest }), false)
+	}
+	if rest != "" {
+		return 0 // not a type this file can name
+	}
+	// A type of the file's package or of a dot import.
+	if t := r.filter(cands, func(d *store.Def) bool { return d.ParentName == q && path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+		return pick(t, false)
+	}
+	return pick(r.filter(cands, func(d *store.Def) bool { return d.ParentName == q && sc.dot[path.Dir(d.Path)] }), false)
+}
+
+// resolveGoUnknown binds a selector on an operand of unknown type (expr,
+// its text) to the one method of the name in reach, or to none: every
+// method of the name must be one type's, in the file's package or one it
+// imports. An operand that is another package's variable ("pkg.Var")
+// reaches only that package's methods.
+func (r *resolver) resolveGoUnknown(expr string, sc *fileScope, cands []*store.Def) int64 {
+	methods := append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" })...)
+	if head, _, ok := strings.Cut(expr, "."); ok {
+		if dir, isImport := sc.aliases[head]; isImport {
+			if dir == "" {
+				return 0
+			}
+			methods = append(methods[:0], r.filter(methods, func(d *store.Def) bool { return path.Dir(d.Path) == dir })...)
 		}
-		return pick(methods, false)
 	}
-	typ := q[strings.LastIndexByte(q, '.')+1:]
-	cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" })...)
-	if t := r.filter(cands, func(d *store.Def) bool { return strings.EqualFold(d.ParentName, typ) }); len(t) > 0 {
-		cands = append(cands[:0], t...)
+	if len(methods) == 0 {
+		return 0
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
-		return pick(t, false)
+	first := methods[0]
+	dir := path.Dir(first.Path)
+	for _, d := range methods[1:] {
+		if d.ParentName != first.ParentName || path.Dir(d.Path) != dir {
+			return 0
+		}
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
-		return pick(t, false)
+	if dir != sc.dir && !sc.dirs[dir] && !sc.dot[dir] {
+		return 0
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return sc.dirs[path.Dir(d.Path)] }); len(t) > 0 {
-		return pick(t, false)
-	}
-	if len(cands) == 1 {
-		return cands[0].ID
-	}
-	return 0
+	return first.ID
 }
 
 // resolve returns the entity a reference names, or 0.

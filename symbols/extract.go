@@ -108,9 +108,10 @@ type ref struct {
 	kind      EdgeKind
 	name      string
 	qualifier string
-	value     bool   // from @ref.value
-	at        uint32 // start of the reference
-	nameAt    uint32 // start of the name: one name, one reference
+	value     bool         // from @ref.value
+	operand   *sitter.Node // a Go selector's operand, typed in finish
+	at        uint32       // start of the reference
+	nameAt    uint32       // start of the name: one name, one reference
 	line      int
 }
 
@@ -118,7 +119,8 @@ type ref struct {
 // with its type's name when the declaration gives one.
 type local struct {
 	name, typ string
-	at        uint32 // start of the declaration
+	decl      *sitter.Node // the declaration, whose value types it on demand (Go)
+	at        uint32       // start of the declaration
 	nameAt    uint32
 }
 
@@ -195,7 +197,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 		case mainName == capLocal:
 			if name != nil {
-				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), at: main.StartByte(), nameAt: name.StartByte()})
+				e.locals = append(e.locals, local{name: e.text(name), typ: localType(e.text(typ)), decl: main, at: main.StartByte(), nameAt: name.StartByte()})
 			}
 		case mainName == capImport:
 			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
@@ -231,6 +233,9 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				at: main.StartByte(), nameAt: name.StartByte(), line: int(main.StartPoint().Row) + 1}
 			if mainName == refValue {
 				r.kind, r.value = EdgeReferences, true
+			}
+			if e.lang == "go" {
+				r.operand = qual
 			}
 			e.refs = append(e.refs, r)
 		}
@@ -347,27 +352,27 @@ func (e *extraction) finish() {
 		}
 	}
 	seen := map[key]bool{}
-	scope := e.localScope(ents)
+	var g *goTyper
+	if e.lang == "go" {
+		g = e.goTyper(ents)
+	}
 	for i, r := range e.refs {
 		if best[r.nameAt] != i || e.declared[r.nameAt] {
 			continue
 		}
 		from := enclosing(ents, r.at)
-		if scope != nil {
-			if r.value {
-				if _, isLocal := scope[scoped{from, r.name}]; isLocal && r.qualifier == "" {
-					continue
-				}
+		if g != nil {
+			// A bare name declared in its function before this use is a
+			// variable: passing it or calling it (a func-typed parameter)
+			// reaches no declaration of that name elsewhere.
+			if (r.value || r.kind == EdgeCalls) && r.qualifier == "" && g.declaredBefore(from, r.name, r.at) {
+				continue
 			}
-			// A selector on a local of a known type names that type's
-			// member: the qualifier becomes the type, which the resolver
-			// matches against receivers ("srv" → "Server").
-			if t := scope[scoped{from, r.qualifier}]; t != "" && r.qualifier != "" {
-				r.qualifier = t
-			} else if t := scope[scoped{-1, r.qualifier}]; t != "" && r.qualifier != "" {
-				if _, shadowed := scope[scoped{from, r.qualifier}]; !shadowed {
-					r.qualifier = t
-				}
+			// A selector names a member of its operand's type: the
+			// qualifier becomes that type, which the resolver matches
+			// against receivers ("srv" → "Server"), or says it is unknown.
+			if r.operand != nil {
+				r.qualifier = g.qualifier(r.operand, from)
 			}
 		}
 		k := key{from, r.kind, r.name, r.qualifier}
@@ -398,39 +403,6 @@ func enclosing(ents []Entity, at uint32) int {
 type scoped struct {
 	from int
 	name string
-}
-
-// localScope maps each name declared in an entity to its type's name, ""
-// when unknown or when the entity declares the name more than once with
-// different types. It is nil for languages that record no locals.
-func (e *extraction) localScope(ents []Entity) map[scoped]string {
-	if len(e.locals) == 0 {
-		return nil
-	}
-	// Two patterns can match one declaration, one of them with the type.
-	typed := map[uint32]string{}
-	for _, l := range e.locals {
-		if l.typ != "" {
-			typed[l.nameAt] = l.typ
-		}
-	}
-	scope := make(map[scoped]string, len(e.locals))
-	done := map[uint32]bool{}
-	for _, l := range e.locals {
-		if done[l.nameAt] || l.name == "_" {
-			continue
-		}
-		done[l.nameAt] = true
-		k := scoped{enclosing(ents, l.at), l.name}
-		t, seen := scope[k]
-		switch {
-		case !seen:
-			scope[k] = typed[l.nameAt]
-		case t != typed[l.nameAt]:
-			scope[k] = ""
-		}
-	}
-	return scope
 }
 
 // localType returns the name of a declared Go type ("Server", "http.Header")

@@ -43,18 +43,14 @@
 ; Names declared inside functions (@local + @name, @type when written), so
 ; that a selector on a typed local names its type's method and a local used
 ; as a value is not taken for a function. Top-level var specs count too.
+; Extract types a local without a written type by its first value, and a
+; selector through a field or a call by the struct's or function's
+; declaration, from the syntax tree when a selector needs it: patterns for
+; every value, field and result would cost a match each on every file.
 (parameter_declaration name: (identifier) @name type: (_) @type) @local
 (variadic_parameter_declaration name: (identifier) @name) @local
 (var_spec name: (identifier) @name type: (_)? @type) @local
-(var_spec name: (identifier) @name . value: (expression_list . [
-  (composite_literal type: (_) @type)
-  (unary_expression operand: (composite_literal type: (_) @type))])) @local
 (short_var_declaration left: (expression_list (identifier) @name)) @local
-(short_var_declaration
-  left: (expression_list . (identifier) @name)
-  right: (expression_list . [
-    (composite_literal type: (_) @type)
-    (unary_expression operand: (composite_literal type: (_) @type))])) @local
 (range_clause left: (expression_list (identifier) @name)) @local
 
 ; Functions and methods used as values: passed, assigned or set in a
