@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build install uninstall run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
+.PHONY: all build install uninstall dist run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
@@ -34,6 +34,17 @@ install: build
 
 uninstall:
 	rm -f '$(DESTDIR)$(BINDIR)/ctxls' '$(DESTDIR)$(BINDIR)/ctxls-core'
+
+# dist builds the release archives into dist/release/ (.goreleaser.yaml):
+# per platform both programs, the README and, for this machine's platform,
+# the VS Code extension; checksums.txt beside them. GoReleaser is pinned
+# here and run with go run, so it needs no install and, once its module is
+# in the Go module cache, no network. Cross-building ctxls-core needs cgo
+# cross-compilers: linux/arm64 takes Debian's gcc-aarch64-linux-gnu
+# (decision 0108 says which platforms and why).
+GORELEASER_VERSION := v2.15.1
+dist: ext-package
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean --skip=publish
 
 # run is the main job on this repository: build, index it, and show the
 # auto-context for a question about it.

@@ -58,28 +58,42 @@ func TestNeovim(t *testing.T) {
 		t.Fatalf("client not initialized/ready: %s", data)
 	}
 	hover, _ := r.Hover.(string)
-	for _, want := range []string{"func (a *AuthService) Login", "Used by", "HandleLogin"} {
-		if !strings.Contains(hover, want) {
-			t.Errorf("hover lacks %q: %q", want, hover)
-		}
-	}
+	checkHover(t, hover)
 	if got := strings.Join(r.Symbols, " "); !strings.Contains(got, "AuthService/Login") || !strings.Contains(got, "issueToken") {
 		t.Errorf("documentSymbol = %v", r.Symbols)
 	}
-	if !r.Edited {
-		log, _ := os.ReadFile(filepath.Join(root, "serve.log"))
-		t.Fatalf("auto-context.md never reflected the edit:\n%s\nserver log:\n%s", r.AutoContext, tail(log))
-	}
-	for _, want := range []string{"edited RevokeToken in auth/service.go", "## Editing", "func RevokeToken(tok string) bool"} {
-		if !strings.Contains(r.AutoContext, want) {
-			t.Errorf("auto-context.md lacks %q:\n%s", want, r.AutoContext)
-		}
-	}
+	checkEdit(t, root, r.Edited, r.AutoContext)
 	if !strings.Contains(strings.Join(r.SymbolsAfter, " "), "RevokeToken") {
 		t.Errorf("documentSymbol after the edit = %v", r.SymbolsAfter)
 	}
 	if !r.Stopped {
 		t.Error("the server did not stop when Neovim stopped the client")
+	}
+}
+
+// checkHover asserts what an editor's hover on Login in auth/service.go
+// showed: the signature and its caller in another package.
+func checkHover(t *testing.T, hover string) {
+	t.Helper()
+	for _, want := range []string{"func (a *AuthService) Login", "Used by", "HandleLogin"} {
+		if !strings.Contains(hover, want) {
+			t.Errorf("hover lacks %q: %q", want, hover)
+		}
+	}
+}
+
+// checkEdit asserts that auto-context.md was rewritten for the editor's
+// edit adding RevokeToken to auth/service.go.
+func checkEdit(t *testing.T, root string, edited bool, autoContext string) {
+	t.Helper()
+	if !edited {
+		log, _ := os.ReadFile(filepath.Join(root, "serve.log"))
+		t.Fatalf("auto-context.md never reflected the edit:\n%s\nserver log:\n%s", autoContext, tail(log))
+	}
+	for _, want := range []string{"edited RevokeToken in auth/service.go", "## Editing", "func RevokeToken(tok string) bool"} {
+		if !strings.Contains(autoContext, want) {
+			t.Errorf("auto-context.md lacks %q:\n%s", want, autoContext)
+		}
 	}
 }
 

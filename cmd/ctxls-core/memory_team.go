@@ -185,6 +185,20 @@ func (f *memoryCmd) delete(ctx context.Context, ms *memory.Store, sc memory.Scop
 	return ts.Delete(ctx, slug, f.version)
 }
 
+// rename changes a memory's slug; in the database, in one transaction
+// that a concurrent rename of the same memory cannot interleave with.
+func (f *memoryCmd) rename(ctx context.Context, ms *memory.Store, sc memory.Scope, from, to string) error {
+	if !f.onTeam(sc) {
+		return ms.Rename(ctx, sc, from, to)
+	}
+	ts, err := f.openTeam(ctx)
+	if err != nil {
+		return err
+	}
+	f.teamWrote = true
+	return ts.Rename(ctx, from, to, f.version)
+}
+
 func (f *memoryCmd) link(ctx context.Context, ms *memory.Store, sc memory.Scope, from, to, label string, add bool) error {
 	if !f.onTeam(sc) {
 		if add {

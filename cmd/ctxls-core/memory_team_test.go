@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -94,17 +95,64 @@ func TestMemoryCLIEnterpriseOnPostgres(t *testing.T) {
 			t.Fatalf("export lacks %s: %v", slug, err)
 		}
 	}
+	// Two machines rename the same memory at once: one wins, the other
+	// says why it failed, and the memory and its edge follow the winner.
+	var wg sync.WaitGroup
+	renamed := []string{"gotcha-keep-the-lock-file-open", "gotcha-flock-holds-a-descriptor"}
+	outs, codes := make([]string, 2), make([]int, 2)
+	for i, to := range renamed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, e, c := memctlEnv(t, root, home, env, "", "rename", "--scope", "enterprise", "gotcha-flock-needs-an-open-file", to)
+			outs[i], codes[i] = o+e, c
+		}()
+	}
+	wg.Wait()
+	if codes[0]+codes[1] != 1 {
+		t.Fatalf("two renames at once: exits %v: %q", codes, outs)
+	}
+	won, lost := renamed[0], outs[1]
+	if codes[0] != 0 {
+		won, lost = renamed[1], outs[0]
+	}
+	if !strings.Contains(lost, "another writer may have renamed or deleted it") {
+		t.Fatalf("the losing rename does not say why: %s", lost)
+	}
+	if out := run(0, "show", "--scope", "enterprise", won); !strings.Contains(out, "Second text.") {
+		t.Fatalf("renamed memory: %s", out)
+	}
+	if out := run(0, "graph", "--scope", "enterprise"); !strings.Contains(out, won+" -[documented-by]-> decision-lock-files-beside-the-data") {
+		t.Fatalf("graph after the rename: %s", out)
+	}
 	run(0, "delete", "--scope", "enterprise", "decision-lock-files-beside-the-data")
 	if out := run(0, "graph", "--scope", "enterprise"); strings.TrimSpace(out) != "" {
 		t.Fatalf("graph after delete: %s", out)
 	}
 }
 
+// loadWritesEnv sets how many writes and links each of the load test's
+// eight processes makes: the size, 200, takes minutes (each is a
+// process of its own that connects), so by default each makes
+// defaultLoadWrites.
+const (
+	loadWritesEnv     = "CTXLS_TEAM_LOAD_WRITES"
+	defaultLoadWrites = 10
+)
+
 // Eight processes write and link at once: every memory and edge arrives
 // and the graph is consistent.
 func TestMemoryCLIEnterpriseConcurrentProcesses(t *testing.T) {
 	root, home, env := teamWorkspace(t, "cli_load")
-	const procs, each = 8, 10
+	const procs = 8
+	each := defaultLoadWrites
+	if v := os.Getenv(loadWritesEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive count", loadWritesEnv, v)
+		}
+		each = n
+	}
 	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "hub", "--title", "Load hub", "--tags", "load"); code != 0 {
 		t.Fatal(errOut)
 	}

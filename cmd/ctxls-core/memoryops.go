@@ -140,7 +140,7 @@ func newMemoryRenameCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := ms.Rename(cmd.Context(), sc, args[0], args[1]); err != nil {
+			if err := f.rename(cmd.Context(), ms, sc, args[0], args[1]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "renamed %s → %s (%s scope)\n", args[0], args[1], sc)

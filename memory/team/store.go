@@ -501,6 +501,68 @@ func (s *Store) Delete(ctx context.Context, slug string, version int64) error {
 	})
 }
 
+// Rename changes a memory's slug, provided it is still at version (0: any):
+// its row, its terms and edges (the foreign keys cascade) and every other
+// memory's links, in one transaction. Of two writers renaming the same
+// memory at once, the second waits on the row's lock and then finds it
+// gone: it fails with ErrNotFound and changes nothing; a new slug already
+// taken is ErrExists.
+func (s *Store) Rename(ctx context.Context, from, to string, version int64) error {
+	for _, sl := range []string{from, to} {
+		if err := memory.CheckSlug(sl); err != nil {
+			return err
+		}
+	}
+	if from == to {
+		return fmt.Errorf("rename %s: the new slug is the old one", from)
+	}
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		rec, err := s.get(ctx, tx, from, true)
+		if errors.Is(err, memory.ErrNotFound) {
+			return fmt.Errorf("rename %s: %w (another writer may have renamed or deleted it; nothing changed)", from, err)
+		}
+		if err != nil {
+			return err
+		}
+		if version != 0 && rec.Version != version {
+			return fmt.Errorf("rename %s: you read version %d, the scope has version %d: %w", from, version, rec.Version, ErrConflict)
+		}
+		m := rec.Memory
+		m.Slug = to
+		m.Links = slices.DeleteFunc(m.Links, func(l string) bool { return l == to })
+		if err := memory.Validate(m, s.now()); err != nil {
+			return err
+		}
+		doc, err := memory.Marshal(m)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE memories SET slug = $3, doc = $4, links = $5, version = version + 1
+			WHERE project = $1 AND slug = $2 AND NOT EXISTS (SELECT 1 FROM memories WHERE project = $1 AND slug = $3)`,
+			s.project, from, to, string(doc), nonNil(m.Links))
+		if err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation: taken meanwhile
+				return fmt.Errorf("rename %s: %s in the enterprise scope: %w", from, to, memory.ErrExists)
+			}
+			return fmt.Errorf("rename %s: %w", from, explain(err))
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("rename %s: %s in the enterprise scope: %w", from, to, memory.ErrExists)
+		}
+		// The links column is the truth (get); the other memories' docs
+		// are rewritten from it when they are next updated.
+		if _, err := tx.Exec(ctx, `UPDATE memories SET links = array_replace(links, $2, $3), version = version + 1
+			WHERE project = $1 AND $2 = ANY(links)`, s.project, from, to); err != nil {
+			return fmt.Errorf("rename %s: relink: %w", from, explain(err))
+		}
+		if err := s.notify(ctx, tx, from); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, to)
+	})
+}
+
 // Link adds a bidirectional edge from → to (the reverse with the inverse
 // label) in one transaction.
 func (s *Store) Link(ctx context.Context, from, to, label string) error {

@@ -493,3 +493,94 @@ func TestDocumentedRoles(t *testing.T) {
 		t.Fatalf("reader write: %v", err)
 	}
 }
+
+// Two machines rename the same memory at once, each through its own
+// connection: one wins, the other gets a clear not-found error, and the
+// memory, its terms, its edges and the links to it all follow the winner.
+func TestConcurrentRenamesOfOneMemory(t *testing.T) {
+	s := openTeam(t, schemaFor(t))
+	srv := pg.Need(t)
+	ctx := context.Background()
+	for round := range 5 {
+		from, hub := fmt.Sprintf("gotcha-flaky-lock-%d", round), fmt.Sprintf("hub-locks-%d", round)
+		g := newMem(from, memory.Gotcha, "locking")
+		g.Content = "Hold the descriptor open while the flock is held.\n"
+		if _, err := s.Write(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		h := newMem(hub, memory.Hub, "locking")
+		h.Links = []string{from}
+		if _, err := s.Write(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		targets := []string{from + "-a", from + "-b"}
+		errs := make([]error, len(targets))
+		var start, wg sync.WaitGroup
+		start.Add(1)
+		for i, to := range targets {
+			ms, err := Open(ctx, Options{DSN: srv.DSN, Schema: s.Schema(), Project: "acme/app", MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ms.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start.Wait()
+				errs[i] = ms.Rename(ctx, from, to, 0)
+			}()
+		}
+		start.Done()
+		wg.Wait()
+		won := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && won == -1:
+				won = i
+			case err == nil:
+				t.Fatalf("round %d: both renames succeeded", round)
+			case !errors.Is(err, memory.ErrNotFound) || !strings.Contains(err.Error(), "another writer"):
+				t.Fatalf("round %d: the losing rename's error is not the clear one: %v", round, err)
+			}
+		}
+		if won == -1 {
+			t.Fatalf("round %d: neither rename succeeded: %v", round, errs)
+		}
+		to, lost := targets[won], targets[1-won]
+		got, err := s.Get(ctx, to)
+		if err != nil || got.Memory.Content != g.Content || got.Memory.Slug != to {
+			t.Fatalf("round %d: renamed memory %s: %v %+v", round, to, err, got)
+		}
+		for _, gone := range []string{from, lost} {
+			if _, err := s.Get(ctx, gone); !errors.Is(err, memory.ErrNotFound) {
+				t.Fatalf("round %d: %s still readable: %v", round, gone, err)
+			}
+		}
+		if hb, _ := s.Get(ctx, hub); !slices.Equal(hb.Links, []string{to}) {
+			t.Fatalf("round %d: hub links %v, want [%s]", round, hb.Links, to)
+		}
+		gr, _ := s.Graph(ctx)
+		if !gr.Has(hub, to, "relates-to") || !gr.Has(to, hub, "relates-to") || len(gr.Adj[from]) != 0 {
+			t.Fatalf("round %d: graph %v", round, gr.Adj)
+		}
+		hits, err := s.Search(ctx, memory.Query{Text: "descriptor flock"})
+		found := slices.ContainsFunc(hits, func(h memory.Hit) bool { return h.Slug == to })
+		stale := slices.ContainsFunc(hits, func(h memory.Hit) bool { return h.Slug == from || h.Slug == lost })
+		if err != nil || !found || stale {
+			t.Fatalf("round %d: search after the rename finds %s: %v, an old slug: %v (%v)", round, to, found, stale, err)
+		}
+	}
+	// A slug already taken, and a stale version, change nothing.
+	if _, err := s.Write(ctx, newMem("gotcha-other", memory.Gotcha, "locking")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rename(ctx, "gotcha-other", "hub-locks-0", 0); !errors.Is(err, memory.ErrExists) {
+		t.Fatalf("rename onto a taken slug: %v", err)
+	}
+	if err := s.Rename(ctx, "gotcha-other", "gotcha-renamed", 7); !errors.Is(err, ErrConflict) {
+		t.Fatalf("rename at a stale version: %v", err)
+	}
+	if _, err := s.Get(ctx, "gotcha-other"); err != nil {
+		t.Fatalf("after the refused renames: %v", err)
+	}
+}
