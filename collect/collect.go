@@ -43,16 +43,6 @@ func (p Priority) String() string {
 	return priorityNames[p]
 }
 
-// ParsePriority returns the named priority, Normal for unknown names.
-func ParsePriority(s string) Priority {
-	for i, n := range priorityNames {
-		if n == s {
-			return Priority(i)
-		}
-	}
-	return Normal
-}
-
 // Separator joins merged entries.
 const Separator = "\n\n---\n\n"
 
@@ -310,13 +300,6 @@ func (c *Collector) injectedHash(ctx context.Context, key string) (string, bool)
 	var h string
 	err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&h)
 	return h, err == nil
-}
-
-// Seen reports whether the session was already given this content under
-// this key; sources use it to avoid the work of rendering repeats.
-func (c *Collector) Seen(ctx context.Context, key, content string) (bool, error) {
-	h, ok := c.injectedHash(ctx, key)
-	return ok && h == Hash(content), nil
 }
 
 // WasInjected reports whether e, as it is now, was already injected in the

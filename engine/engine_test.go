@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
@@ -349,5 +350,51 @@ func TestReuseLeavesOutChangedBuffers(t *testing.T) {
 	}
 	if !strings.Contains(caught.Markdown, "auth/service.go:9") {
 		t.Errorf("Login not back at the buffer's line 9 once the index caught up:\n%s", caught.Markdown)
+	}
+}
+
+// Multibyte text in a buffer and a message: the Editing excerpt cuts a long
+// line at 240 bytes and the message at analyzer.MaxMessageBytes, and
+// neither cut splits a character, whatever the byte at the cut.
+func TestMultibyteCuts(t *testing.T) {
+	for _, pad := range []string{"", "x", "xx"} {
+		t.Run(fmt.Sprintf("pad=%d", len(pad)), func(t *testing.T) {
+			root, st := indexed(t)
+			long := pad + strings.Repeat("日本語のテキスト", 40) // 3 bytes a character
+			src := []byte("package billing\n\n// Render prints the invoice.\nfunc Render() string {\n\treturn \"" + long + "\"\n}\n")
+			e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"billing/invoice.go": src}})
+			defer e.Close()
+			e.Record(Activity{Type: FileEdit, Path: "billing/invoice.go", ChangedSymbols: []string{"Render"}, Line: 5})
+			e.Message(pad + "Render " + strings.Repeat("é😀", analyzer.MaxMessageBytes/6+10))
+			snap, err := e.Refresh(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !utf8.ValidString(snap.Markdown) {
+				t.Fatal("the auto-context is not valid UTF-8: a cut split a character")
+			}
+			md, err := os.ReadFile(MarkdownFile(root))
+			if err != nil || !utf8.Valid(md) {
+				t.Fatalf("auto-context.md: %v, valid UTF-8 %v", err, utf8.Valid(md))
+			}
+			if len(snap.Sections) == 0 || snap.Sections[0].Title != "Editing" {
+				t.Fatalf("no Editing section:\n%s", snap.Markdown)
+			}
+			var cut string
+			for _, l := range strings.Split(snap.Sections[0].Items[0].Excerpt, "\n") {
+				if strings.Contains(l, "日本語") {
+					cut = l
+				}
+			}
+			if !strings.HasSuffix(cut, "…") || len(cut) > 240+len("…") || !strings.HasPrefix("\treturn \""+long, strings.TrimSuffix(cut, "…")) {
+				t.Errorf("long line not cut at 240 bytes on a character boundary: %d bytes %q", len(cut), cut)
+			}
+			e.mu.Lock()
+			msg := e.memory.Message
+			e.mu.Unlock()
+			if !utf8.ValidString(msg) || len(msg) > analyzer.MaxMessageBytes || len(msg) < analyzer.MaxMessageBytes-utf8.UTFMax {
+				t.Errorf("message cut to %d bytes (valid UTF-8 %v), want just under %d", len(msg), utf8.ValidString(msg), analyzer.MaxMessageBytes)
+			}
+		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
@@ -311,6 +312,7 @@ func (d *daemon) serve(ctx context.Context, conn net.Conn) {
 
 // answer runs one hook call, or refuses it.
 func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Response {
+	_, known := hookevent.FromArg(req.Event)
 	switch {
 	case req.Stop:
 		// Once the calls in flight are answered.
@@ -340,7 +342,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		return hookcall.Response{}
 	case req.Index != nil:
 		return d.index(ctx, req.Index)
-	case hooks.Events[req.Event] == "":
+	case !known:
 		// The full binary explains the mistake to the person.
 		return hookcall.Response{Refused: "unknown hook event"}
 	}

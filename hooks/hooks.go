@@ -1,7 +1,9 @@
-// Package hooks answers Claude Code hooks: it reads the hook's JSON input,
-// lets every context source register entries with the session's collector,
-// and prints the merged additionalContext, within a character budget and a
-// hard deadline.
+// Package hooks answers Claude Code hooks. It is the orchestrator only:
+// it parses the hook's JSON input once into a sources.Event, does the
+// event's side effects (prepare), runs every context source of package
+// sources in parallel under a hard deadline, gives their entries to the
+// session's collector, and prints the merged additionalContext within a
+// character budget. The sources themselves live in package sources.
 //
 // A hook must never hurt the session: Run's caller prints nothing and exits
 // 0 on any error; only valid JSON is ever written.
@@ -13,28 +15,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/sources"
 	"github.com/ctxls/ctxls/store"
 )
-
-// Events maps the CLI's event names to Claude Code's.
-var Events = map[string]string{
-	"session-start":      "SessionStart",
-	"user-prompt-submit": "UserPromptSubmit",
-	"pre-tool-use":       "PreToolUse",
-	"post-tool-use":      "PostToolUse",
-	"post-tool-batch":    "PostToolBatch",
-	"pre-compact":        "PreCompact",
-}
 
 // DefaultBudget is the additionalContext budget in characters; Claude Code
 // replaces anything over 10,000 with a preview.
@@ -43,42 +37,6 @@ const DefaultBudget = 9500
 // DefaultDeadline is how long a hook may take before it answers with what
 // is ready.
 const DefaultDeadline = time.Second
-
-// Event is what sources see of one hook call.
-type Event struct {
-	// Name is Claude Code's event name ("UserPromptSubmit", ...).
-	Name   string
-	Input  *Input
-	Root   string
-	Store  *store.Store
-	Config config.Config
-	// Files are the workspace files the tool call touches, relative to Root.
-	Files []string
-	// Collector is the session's collector (for Seen checks).
-	Collector *collect.Collector
-	Log       *zap.Logger
-	// tools names the tool of each of Files (a batch has several).
-	tools []string
-	// Reindex starts a whole index run of Root in the background through
-	// Options.Heal; nil starts none.
-	Reindex func() error
-}
-
-// Fresh returns what re-indexes the files a source is about to render
-// when they changed on disk (decision 0092).
-func (ev *Event) Fresh() *index.Fresh {
-	return &index.Fresh{Store: ev.Store, Options: index.Options{Root: ev.Root, Config: ev.Config, Log: ev.Log}, Background: ev.Reindex}
-}
-
-// Source is a provider of context. Sources register through this one
-// interface, so rules, memory and others plug in without touching the hook
-// code.
-type Source interface {
-	// Name identifies the source in entries and logs.
-	Name() string
-	// Collect returns the entries relevant to ev; it must honour ctx.
-	Collect(ctx context.Context, ev *Event) ([]collect.Entry, error)
-}
 
 // Options configure Run.
 type Options struct {
@@ -90,8 +48,8 @@ type Options struct {
 	// and override the workspace's configuration.
 	BudgetSet, DeadlineSet bool
 	Log                    *zap.Logger
-	// Sources are the context sources; nil means DefaultSources.
-	Sources []Source
+	// Sources are the context sources; nil means sources.All.
+	Sources []sources.Source
 	// Store, if set, is Root's open index, used instead of opening it for
 	// the call (the hook daemon keeps one open); Run does not close it.
 	Store *store.Store
@@ -116,7 +74,7 @@ var ErrNoIndex = errors.New("workspace has no ctxls index")
 
 // Run handles one hook call and returns what to print (nil for nothing).
 func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte, error) {
-	name, ok := Events[event]
+	name, ok := hookevent.FromArg(event)
 	if !ok {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
@@ -174,15 +132,14 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 			}
 		}
 	}
-	ev := &Event{Name: name, Input: in, Root: root, Store: st, Config: cfg, Log: log,
-		Collector: collect.New(st, in.SessionID)}
+	ev := newEvent(name, in, root)
+	ev.Store, ev.Config, ev.Log, ev.Collector = st, cfg, log, collect.New(st, in.SessionID)
 	if opts.Heal != nil {
 		ev.Reindex = func() error {
 			opts.Heal(root, "the workspace changed at large (a checkout, a pull)")
 			return nil
 		}
 	}
-	ev.Files, ev.tools = touchedFiles(root, in)
 
 	// A source's failure costs only its own entries, unless the store is
 	// damaged: then the call answers nothing and says so, so that its
@@ -197,9 +154,9 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		}
 	}
 	prepared := time.Now()
-	sources := opts.Sources
-	if sources == nil {
-		sources = DefaultSources()
+	srcs := opts.Sources
+	if srcs == nil {
+		srcs = sources.All()
 	}
 	// Sources run in parallel; past the deadline, what is ready is used.
 	type got struct {
@@ -208,11 +165,11 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		err     error
 		took    time.Duration
 	}
-	results := make(chan got, len(sources))
+	results := make(chan got, len(srcs))
 	var wg sync.WaitGroup
-	for _, s := range sources {
+	for _, s := range srcs {
 		wg.Add(1)
-		go func(s Source) {
+		go func(s sources.Source) {
 			defer wg.Done()
 			t := time.Now()
 			es, err := s.Collect(ctx, ev)
@@ -220,7 +177,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 		}(s)
 	}
 	var entries []collect.Entry
-	for range sources {
+	for range srcs {
 		select {
 		case g := <-results:
 			if g.err != nil {
@@ -249,14 +206,14 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	if err := ev.Collector.Register(wctx, entries...); err != nil {
 		return nil, err
 	}
-	if name == "PreCompact" {
+	if name == hookevent.PreCompact {
 		return nil, nil // PreCompact cannot inject; prepare() saved state
 	}
 	var res collect.Result
-	if name == "UserPromptSubmit" && !IsProbeSession(in.SessionID) {
+	if name == hookevent.UserPromptSubmit && !IsProbeSession(in.SessionID) {
 		// The prompt history is written in the collector's transaction:
 		// no write of its own on the hook's path.
-		res, err = ev.Collector.ConsumePrompt(wctx, opts.Budget, truncate(in.Prompt, store.MaxPromptText))
+		res, err = ev.Collector.ConsumePrompt(wctx, opts.Budget, analyzer.Truncate(in.Prompt, store.MaxPromptText))
 		if res.HistoryErr != nil {
 			log.Warn("prompt history not recorded", zap.Error(res.HistoryErr))
 		}
@@ -279,30 +236,4 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	out.HookSpecificOutput.HookEventName = name
 	out.HookSpecificOutput.AdditionalContext = res.Merged
 	return json.Marshal(out)
-}
-
-// touchedFiles returns the workspace files a tool call (or each call of a
-// batch) names, and the tool that names each.
-func touchedFiles(root string, in *Input) (files, tools []string) {
-	add := func(tool string, raw json.RawMessage) {
-		t := Tool(raw)
-		if t.FilePath == "" {
-			return
-		}
-		p := t.FilePath
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-			return
-		}
-		files = append(files, filepath.ToSlash(rel))
-		tools = append(tools, tool)
-	}
-	add(in.ToolName, in.ToolInput)
-	for _, c := range in.ToolCalls {
-		add(c.ToolName, c.ToolInput)
-	}
-	return files, tools
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
@@ -79,22 +80,46 @@ func bin(t *testing.T) string {
 // hook runs the built binary as Claude Code does: JSON on stdin.
 func hook(t *testing.T, event string, stdin []byte) (stdout string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin(t), "hook", event)
+	r := runHook(bin(t), t.TempDir(), event, stdin)
+	if r.err != nil {
+		t.Fatalf("run hook: %v", r.err)
+	}
+	checkStderr(t, event, r)
+	return r.stdout, r.code
+}
+
+// hookRun is what one hook process did.
+type hookRun struct {
+	stdout, stderr string
+	code           int
+	err            error // the process could not run
+}
+
+// runHook runs exe's hook command for event in dir. It calls no method of
+// testing.T, so that goroutines may call it (t.Skip and t.Fatal must run
+// on the test's own goroutine).
+func runHook(exe, dir, event string, stdin []byte) hookRun {
+	cmd := exec.Command(exe, "hook", event)
 	// Input without a cwd falls back to the process's: never the
 	// repository (indexed in a developer's tree, it would get a daemon).
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code = cmd.ProcessState.ExitCode()
-	if err != nil && code == -1 {
-		t.Fatalf("run hook: %v", err)
+	r := hookRun{stdout: out.String(), stderr: errb.String(), code: cmd.ProcessState.ExitCode()}
+	if err != nil && r.code == -1 {
+		r.err = err
 	}
-	if _, known := Events[event]; known && errb.Len() > 0 {
-		t.Errorf("hook wrote to stderr: %s", errb.String())
+	return r
+}
+
+// checkStderr fails the test when a hook of a known event wrote to stderr.
+func checkStderr(t *testing.T, event string, r hookRun) {
+	t.Helper()
+	if _, known := hookevent.FromArg(event); known && r.stderr != "" {
+		t.Errorf("hook wrote to stderr: %s", r.stderr)
 	}
-	return out.String(), code
 }
 
 func input(fields map[string]any) []byte {
@@ -120,7 +145,7 @@ func contextOf(t *testing.T, event, out string) string {
 	if err := dec.Decode(&o); err != nil {
 		t.Fatalf("invalid hook JSON %q: %v", out, err)
 	}
-	if o.HookSpecificOutput.HookEventName != Events[event] {
+	if name, _ := hookevent.FromArg(event); o.HookSpecificOutput.HookEventName != name {
 		t.Errorf("hookEventName %q for %s", o.HookSpecificOutput.HookEventName, event)
 	}
 	if len(o.HookSpecificOutput.AdditionalContext) > DefaultBudget {
@@ -268,24 +293,31 @@ func TestFailOpen(t *testing.T) {
 // TestConcurrentHooks runs 20 hook processes of one session at once: no
 // duplicate injection and no "database is locked" failure.
 func TestConcurrentHooks(t *testing.T) {
-	root := workspace(t)
+	exe, root := bin(t), workspace(t)
+	runs := make([]hookRun, 20)
+	dirs := make([]string, len(runs))
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+	}
 	var wg sync.WaitGroup
-	outs := make([]string, 20)
-	codes := make([]int, 20)
-	for i := range outs {
+	for i := range runs {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			outs[i], codes[i] = hook(t, "user-prompt-submit", input(map[string]any{"session_id": "same", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
+			runs[i] = runHook(exe, dirs[i], "user-prompt-submit", input(map[string]any{"session_id": "same", "cwd": root, "prompt": "Why does AuthService.Login reject valid passwords?"}))
 		}(i)
 	}
 	wg.Wait()
 	seen := map[string]int{}
-	for i, out := range outs {
-		if codes[i] != 0 {
-			t.Errorf("process %d exit %d", i, codes[i])
+	for i, r := range runs {
+		if r.err != nil {
+			t.Fatalf("process %d: %v", i, r.err)
 		}
-		for _, part := range strings.Split(contextOf(t, "user-prompt-submit", out), "\n\n---\n\n") {
+		checkStderr(t, "user-prompt-submit", r)
+		if r.code != 0 {
+			t.Errorf("process %d exit %d", i, r.code)
+		}
+		for _, part := range strings.Split(contextOf(t, "user-prompt-submit", r.stdout), "\n\n---\n\n") {
 			if part != "" {
 				seen[firstLine(part)]++
 			}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/sources"
 )
 
 // Input is a hook's stdin, normalised: Claude Code sends snake_case keys,
@@ -32,17 +33,6 @@ type Input struct {
 type ToolCall struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
-}
-
-// ToolInput holds the fields ctxls reads from the tools' inputs.
-type ToolInput struct {
-	FilePath string `json:"file_path"`
-	Path     string `json:"path"`
-	Command  string `json:"command"`
-	Pattern  string `json:"pattern"`
-	OldStr   string `json:"old_string"`
-	NewStr   string `json:"new_string"`
-	Content  string `json:"content"`
 }
 
 // MaxInput is the largest stdin accepted; larger input is refused (the hook
@@ -84,9 +74,9 @@ func ParseInput(data []byte) (*Input, error) {
 	return &in, nil
 }
 
-// Tool decodes a tool input.
-func Tool(raw json.RawMessage) ToolInput {
-	var t ToolInput
+// Tool decodes a tool input; newEvent calls it once per tool call.
+func Tool(raw json.RawMessage) sources.ToolInput {
+	var t sources.ToolInput
 	if len(raw) > 0 {
 		json.Unmarshal(raw, &t)
 	}

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/sources"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -17,11 +19,10 @@ const reindexLockWait = 150 * time.Millisecond
 // prepare does an event's side effects before sources run: re-indexing what
 // the assistant touched, recording activity, remembering the prompt for
 // continuity, clearing dedup state when the model's context is compacted.
-func prepare(ctx context.Context, ev *Event) error {
-	in := ev.Input
+func prepare(ctx context.Context, ev *sources.Event) error {
 	var acts []store.Activity
 	switch ev.Name {
-	case "PostToolUse", "PostToolBatch":
+	case hookevent.PostToolUse, hookevent.PostToolBatch:
 		if len(ev.Files) > 0 {
 			var changes []index.Change
 			for _, f := range ev.Files {
@@ -34,32 +35,30 @@ func prepare(ctx context.Context, ev *Event) error {
 		// A tool row also marks the session's earlier injections of the
 		// file as used (store.RecordActivity), in this transaction.
 		for i, f := range ev.Files {
-			tool := in.ToolName
-			if i < len(ev.tools) {
-				tool = ev.tools[i]
-			}
-			acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "tool", Path: f, Text: tool})
+			acts = append(acts, store.Activity{Session: ev.Session, Origin: "assistant", Type: "tool", Path: f, Text: ev.Tools[i]})
 		}
-	case "UserPromptSubmit":
+	case hookevent.UserPromptSubmit:
+		// The prompt is analysed once: the code source ranks with these
+		// triggers (sources.Event.Triggers).
 		var syms []string
-		for _, t := range analyzer.Message(truncate(in.Prompt, 32<<10)) {
+		for _, t := range ev.Triggers() {
 			if t.Type == analyzer.TriggerSymbol && len(syms) < 12 {
 				syms = append(syms, t.Query)
 			}
 		}
-		acts = append(acts, store.Activity{Session: in.SessionID, Origin: "assistant", Type: "prompt", Symbols: syms, Text: truncate(in.Prompt, 500)})
-	case "PreCompact":
+		acts = append(acts, store.Activity{Session: ev.Session, Origin: "assistant", Type: "prompt", Symbols: syms, Text: analyzer.Truncate(ev.Prompt, 500)})
+	case hookevent.PreCompact:
 		// What was injected is about to be summarised away: offer it again
 		// after compaction.
 		return ev.Collector.Forget(ctx)
-	case "SessionStart":
-		if in.Source == "compact" || in.Source == "clear" {
+	case hookevent.SessionStart:
+		if ev.Start == "compact" || ev.Start == "clear" {
 			if err := ev.Collector.Forget(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	if IsProbeSession(in.SessionID) {
+	if IsProbeSession(ev.Session) {
 		return nil // a health check's calls are not the person's activity
 	}
 	return ev.Store.RecordActivity(ctx, acts...)
@@ -73,13 +72,3 @@ const ProbeSessionPrefix = "ctxls-probe-"
 
 // IsProbeSession reports whether id names a probe session.
 func IsProbeSession(id string) bool { return strings.HasPrefix(id, ProbeSessionPrefix) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -27,11 +28,16 @@ type Hook struct {
 // Hooks are the hooks ctxls installs, with small explicit timeouts (a timed
 // out hook's output is discarded, so waiting longer buys nothing).
 var Hooks = []Hook{
-	{"SessionStart", "startup|resume|clear|compact", "session-start", 5},
-	{"UserPromptSubmit", "", "user-prompt-submit", 5},
-	{"PreToolUse", "Edit|Write|MultiEdit", "pre-tool-use", 5},
-	{"PostToolUse", "Read|Edit|Write|MultiEdit|Bash", "post-tool-use", 5},
-	{"PreCompact", "", "pre-compact", 5},
+	hook(hookevent.SessionStart, "startup|resume|clear|compact", 5),
+	hook(hookevent.UserPromptSubmit, "", 5),
+	hook(hookevent.PreToolUse, "Edit|Write|MultiEdit", 5),
+	hook(hookevent.PostToolUse, "Read|Edit|Write|MultiEdit|Bash", 5),
+	hook(hookevent.PreCompact, "", 5),
+}
+
+// hook is the Hook of Claude Code's event name, run as `ctxls hook ARG`.
+func hook(event, matcher string, timeout int) Hook {
+	return Hook{Event: event, Matcher: matcher, Arg: hookevent.Arg(event), Timeout: timeout}
 }
 
 // Options control Settings.

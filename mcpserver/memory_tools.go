@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/store"
 )
@@ -84,7 +85,7 @@ func (s *Server) memorySearch(ctx context.Context, _ *mcp.CallToolRequest, in Me
 	if err != nil {
 		return nil, out, err
 	}
-	q := memory.Query{Text: truncate(in.Text, maxQueryBytes), Tags: in.Tags, Limit: limit}
+	q := memory.Query{Text: analyzer.CutMessage(in.Text), Tags: in.Tags, Limit: limit}
 	for _, t := range in.Types {
 		ty, err := memory.ParseType(t)
 		if err != nil {

@@ -12,13 +12,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
 
 const (
-	// maxQueryBytes bounds the text analyzed for one query, as the CLI does.
-	maxQueryBytes = 32 << 10
 	// maxContextTokens bounds context_query's budget so that its context
 	// fits the output cap with room for the result list.
 	maxContextTokens = 6000
@@ -94,7 +93,7 @@ func (s *Server) contextQuery(ctx context.Context, _ *mcp.CallToolRequest, in Co
 	budget = min(budget, maxContextTokens)
 	// Shaped as the prompt hook's context (decision 0091), gated as a
 	// deliberate lookup.
-	req := retrieval.ForLookup(truncate(q, maxQueryBytes), cfg.Retrieval.MaxSections, cfg.Retrieval.MinRelevance)
+	req := retrieval.ForLookup(analyzer.CutMessage(q), cfg.Retrieval.MaxSections, cfg.Retrieval.MinRelevance)
 	for _, f := range in.ActiveFiles {
 		if rel, ok := s.relPath(f); ok {
 			req.ActiveFiles = append(req.ActiveFiles, rel)

@@ -47,9 +47,6 @@ const (
 	// EditorRecall bounds the recorded events a memory is rebuilt from
 	// (Recall): EditorReasons distinct reasons hide behind repeats.
 	EditorRecall = 64
-	// maxMessageBytes cuts a message to the assistant: the analysis of a
-	// longer one costs more than it adds.
-	maxMessageBytes = 32 << 10
 )
 
 // Editor activity types, as the language server records them (origin
@@ -129,7 +126,7 @@ type EditorMemory struct {
 func (m *EditorMemory) Add(a store.Activity, sw EditorSwitches) bool {
 	switch a.Type {
 	case ActPrompt:
-		text := cutMessage(a.Text)
+		text := analyzer.CutMessage(strings.TrimSpace(a.Text))
 		if text == "" {
 			return false
 		}
@@ -402,20 +399,6 @@ func WithEditing(editing Section, rc *Context) *Context {
 	out.Markdown = render(&out)
 	out.Tokens = EstimateTokens(out.Markdown)
 	return &out
-}
-
-// cutMessage trims a message and cuts it to maxMessageBytes on a rune
-// boundary.
-func cutMessage(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= maxMessageBytes {
-		return s
-	}
-	cut := maxMessageBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }
 
 func dedupe(ss []string) []string {

@@ -97,9 +97,9 @@ func TestEditorMemoryBoundsAndRepeats(t *testing.T) {
 	if !first || !again {
 		t.Errorf("every edit changes the context, the buffer changed: %v then %v", first, again)
 	}
-	long := strings.Repeat("é", maxMessageBytes)
+	long := strings.Repeat("é", analyzer.MaxMessageBytes)
 	m.Add(store.Activity{Type: ActPrompt, Text: long, At: now}, AllSwitches())
-	if len(m.Message) > maxMessageBytes || !strings.HasPrefix(long, m.Message) || !utf8Valid(m.Message) {
+	if len(m.Message) > analyzer.MaxMessageBytes || !strings.HasPrefix(long, m.Message) || !utf8Valid(m.Message) {
 		t.Errorf("message cut to %d bytes, not on a rune boundary or too long", len(m.Message))
 	}
 }

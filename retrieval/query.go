@@ -39,6 +39,10 @@ type Request struct {
 	ActiveFiles []string
 	// Triggers are extra triggers from activity or earlier turns.
 	Triggers []analyzer.Trigger
+	// MessageTriggers, when not nil, are analyzer.Message(Text), from a
+	// caller that analysed the message already (the prompt hook records
+	// its symbols); Query does not change them.
+	MessageTriggers []analyzer.Trigger
 	// Limit bounds the results; 0 means 10.
 	Limit int
 	// MinRelevance is the abstention threshold in [0, 1]; a negative value
@@ -195,7 +199,12 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		req.Limit = 10
 	}
 	resp := &Response{Terms: map[string]float64{}}
-	messageTriggers := analyzer.Message(req.Text)
+	messageTriggers := req.MessageTriggers
+	if messageTriggers == nil {
+		messageTriggers = analyzer.Message(req.Text)
+	} else {
+		messageTriggers = slices.Clone(messageTriggers)
+	}
 	if len(req.DropMessageTriggers) > 0 {
 		kept := messageTriggers[:0]
 		for _, tr := range messageTriggers {

@@ -15,7 +15,7 @@ import (
 )
 
 // Freshness of the memories in the index, as the hooks keep it
-// (hooks/memory.go): a full stat of every memory file only when a memory
+// (sources/memory.go): a full stat of every memory file only when a memory
 // directory changed or the last sync is older than memory.SyncAge; and the
 // check itself at most every memoryCheckEvery, off the hover's path.
 const (

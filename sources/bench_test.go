@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/sources/sourcestest"
 )
 
@@ -36,8 +37,22 @@ func benchSetup(b *testing.B) (root, home string) {
 	return root, home
 }
 
-func benchProviders(b *testing.B, req *Request) {
-	ps := All()
+// fileSources are the sources of All that read files, not the index (the
+// benchmarks have no store).
+func fileSources() []Source {
+	var out []Source
+	for _, s := range All() {
+		switch s.(type) {
+		case Code, WorkingSet, Memory:
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func benchProviders(b *testing.B, req *Event) {
+	ps := fileSources()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -56,7 +71,7 @@ func BenchmarkPrompt(b *testing.B) {
 	root, home := benchSetup(b)
 	cfg := config.Default()
 	cfg.Sources.Modes = []config.Mode{{Name: "ultrawork", Keywords: []string{"ulw"}, Instruction: "Go on."}}
-	benchProviders(b, &Request{Event: UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home,
+	benchProviders(b, &Event{Name: hookevent.UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home,
 		Active: []string{"api/v1/users.go"}, Config: cfg})
 }
 
@@ -64,7 +79,7 @@ func BenchmarkPrompt(b *testing.B) {
 // and no saved discovery cache: every file is parsed.
 func BenchmarkPromptFirstRun(b *testing.B) {
 	root, home := benchSetup(b)
-	benchFresh(b, &Request{Event: UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home, Config: config.Default()})
+	benchFresh(b, &Event{Name: hookevent.UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home, Config: config.Default()})
 }
 
 // BenchmarkPromptProcess is what one hook process does: new providers, the
@@ -72,13 +87,13 @@ func BenchmarkPromptFirstRun(b *testing.B) {
 func BenchmarkPromptProcess(b *testing.B) {
 	root, home := benchSetup(b)
 	os.MkdirAll(filepath.Join(root, ".ctxls"), 0o755)
-	benchFresh(b, &Request{Event: UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home, Config: config.Default()})
+	benchFresh(b, &Event{Name: hookevent.UserPromptSubmit, Prompt: "check the memory graph health before the api change", Root: root, Home: home, Config: config.Default()})
 }
 
-func benchFresh(b *testing.B, req *Request) {
+func benchFresh(b *testing.B, req *Event) {
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, p := range All() {
+		for _, p := range fileSources() {
 			if _, err := p.Collect(context.Background(), req); err != nil {
 				b.Fatal(err)
 			}
@@ -89,5 +104,5 @@ func benchFresh(b *testing.B, req *Request) {
 // BenchmarkRead is every provider's work after a Read (post-tool-use).
 func BenchmarkRead(b *testing.B) {
 	root, home := benchSetup(b)
-	benchProviders(b, &Request{Event: PostToolUse, Tool: "Read", Files: []string{"api/v1/users.go"}, Root: root, Home: home, Config: config.Default()})
+	benchProviders(b, &Event{Name: hookevent.PostToolUse, Tool: "Read", Files: []string{"api/v1/users.go"}, Root: root, Home: home, Config: config.Default()})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/internal/wspath"
 )
 
@@ -22,25 +23,25 @@ const maxDirFileSize = 64 << 10
 // Code does not read AGENTS.md itself.
 type DirectoryAgents struct{}
 
-// Name implements Provider.
+// Name implements Source.
 func (DirectoryAgents) Name() string { return "directory-agents" }
 
-// Collect implements Provider.
-func (DirectoryAgents) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
-	if !req.Config.Sources.AgentsMD.Enabled {
+// Collect implements Source.
+func (DirectoryAgents) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	if !ev.Config.Sources.AgentsMD.Enabled {
 		return nil, nil
 	}
 	var dirs []string
-	switch req.Event {
-	case SessionStart:
+	switch ev.Name {
+	case hookevent.SessionStart:
 		dirs = []string{"."}
-	case PreToolUse:
-		if !IsEdit(req.Tool) {
+	case hookevent.PreToolUse:
+		if !IsEdit(ev.Tool) {
 			return nil, nil
 		}
-		dirs = parents(req.Files)
-	case PostToolUse, PostToolBatch:
-		dirs = parents(req.Files)
+		dirs = parents(ev.Files)
+	case hookevent.PostToolUse, hookevent.PostToolBatch:
+		dirs = parents(ev.Files)
 	default:
 		return nil, nil
 	}
@@ -50,12 +51,12 @@ func (DirectoryAgents) Collect(ctx context.Context, req *Request) ([]collect.Ent
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		rel, ok := NearestAgents(req.Root, d)
+		rel, ok := NearestAgents(ev.Root, d)
 		if !ok || seen[rel] {
 			continue
 		}
 		seen[rel] = true
-		if text, ok := ReadTrimmed(req.Root, rel, req.Config.Sources.AgentsMD.MaxChars); ok {
+		if text, ok := ReadTrimmed(ev.Root, rel, ev.Config.Sources.AgentsMD.MaxChars); ok {
 			out = append(out, collect.Entry{Source: "directory-agents", ID: rel, Priority: collect.Normal,
 				Content: fmt.Sprintf("Instructions for agents in %s (%s):\n%s", dirLabel(path.Dir(rel)), rel, text)})
 		}
@@ -86,36 +87,36 @@ func NearestAgents(root, dir string) (string, bool) {
 // play, trimmed to sources.readme.maxChars.
 type DirectoryReadme struct{}
 
-// Name implements Provider.
+// Name implements Source.
 func (DirectoryReadme) Name() string { return "directory-readme" }
 
 // readmeNames are tried in order in each directory.
 var readmeNames = []string{"README.md", "readme.md", "Readme.md", "README"}
 
-// Collect implements Provider.
-func (DirectoryReadme) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
-	if !req.Config.Sources.Readme.Enabled {
+// Collect implements Source.
+func (DirectoryReadme) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	if !ev.Config.Sources.Readme.Enabled {
 		return nil, nil
 	}
-	switch req.Event {
-	case PreToolUse:
-		if !IsEdit(req.Tool) {
+	switch ev.Name {
+	case hookevent.PreToolUse:
+		if !IsEdit(ev.Tool) {
 			return nil, nil
 		}
-	case PostToolUse, PostToolBatch:
+	case hookevent.PostToolUse, hookevent.PostToolBatch:
 	default:
 		return nil, nil
 	}
 	var out []collect.Entry
-	for _, d := range parents(req.Files) {
+	for _, d := range parents(ev.Files) {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		rel, ok := DirReadme(req.Root, d)
+		rel, ok := DirReadme(ev.Root, d)
 		if !ok {
 			continue
 		}
-		if text, ok := ReadTrimmed(req.Root, rel, req.Config.Sources.Readme.MaxChars); ok {
+		if text, ok := ReadTrimmed(ev.Root, rel, ev.Config.Sources.Readme.MaxChars); ok {
 			out = append(out, collect.Entry{Source: "directory-readme", ID: rel, Priority: collect.Low,
 				Content: fmt.Sprintf("README of %s (%s):\n%s", dirLabel(d), rel, text)})
 		}

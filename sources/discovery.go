@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/sources/discover"
 	"github.com/ctxls/ctxls/store"
 )
@@ -24,40 +25,40 @@ type Discovery struct {
 	d    *discover.Discoverer
 }
 
-// Name implements Provider.
+// Name implements Source.
 func (*Discovery) Name() string { return "dynamic-discovery" }
 
-// Discover runs discovery for req's workspace and home, or reports it
+// Discover runs discovery for the event's workspace and home, or reports it
 // disabled.
-func (s *Discovery) Discover(ctx context.Context, req *Request) discover.Result {
-	cfg := req.Config.Sources.Discovery
+func (s *Discovery) Discover(ctx context.Context, ev *Event) discover.Result {
+	cfg := ev.Config.Sources.Discovery
 	if !cfg.Enabled {
 		return discover.Result{SkipReason: discover.Disabled}
 	}
-	cacheFile := filepath.Join(req.Root, store.DirName, "discovery-cache.json")
+	cacheFile := filepath.Join(ev.Root, store.DirName, "discovery-cache.json")
 	s.once.Do(func() {
 		s.d = discover.New(cfg.CacheSize)
 		if err := s.d.Cache().Load(cacheFile); err != nil {
-			logger(req).Info("discovery cache not loaded; rebuilding it", zap.Error(err))
+			ev.logger().Info("discovery cache not loaded; rebuilding it", zap.Error(err))
 		}
 	})
-	res := s.d.Discover(ctx, discover.Dirs(req.Root, req.Home), cfg.ScanTimeout())
+	res := s.d.Discover(ctx, discover.Dirs(ev.Root, ev.Home), cfg.ScanTimeout())
 	// Only a workspace ctxls already uses gets the file.
 	if _, err := os.Stat(filepath.Dir(cacheFile)); err == nil {
 		if err := s.d.Cache().Save(cacheFile); err != nil {
-			logger(req).Warn("discovery cache not saved", zap.Error(err))
+			ev.logger().Warn("discovery cache not saved", zap.Error(err))
 		}
 	}
 	return res
 }
 
-// Collect implements Provider.
-func (s *Discovery) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
-	if req.Event != UserPromptSubmit || req.Prompt == "" {
+// Collect implements Source.
+func (s *Discovery) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	if ev.Name != hookevent.UserPromptSubmit || ev.Prompt == "" {
 		return nil, nil
 	}
-	res := s.Discover(ctx, req)
-	log := logger(req)
+	res := s.Discover(ctx, ev)
+	log := ev.logger()
 	if res.TimedOut {
 		log.Warn("discovery timed out; using the directories scanned", zap.Int("items", len(res.Items)))
 	}
@@ -70,8 +71,8 @@ func (s *Discovery) Collect(ctx context.Context, req *Request) ([]collect.Entry,
 		log.Debug("discovery skipped", zap.String("reason", string(res.SkipReason)))
 		return nil, nil
 	}
-	cfg := req.Config.Sources.Discovery
-	m := discover.MatchPrompt(res.Items, req.Prompt, cfg.MinScore, cfg.MaxPerType)
+	cfg := ev.Config.Sources.Discovery
+	m := discover.MatchPrompt(res.Items, ev.Prompt, cfg.MinScore, cfg.MaxPerType)
 	text := discover.Format(m)
 	if text == "" {
 		return nil, nil

@@ -54,55 +54,55 @@ type DiscoveryReport struct {
 	Formatted string            `json:"formatted,omitempty"`
 }
 
-// Explain builds the report for req.Files and req.Prompt (either may be
+// Explain builds the report for ev.Files and ev.Prompt (either may be
 // empty).
-func Explain(ctx context.Context, req *Request) Report {
-	rep := Report{Root: req.Root, Home: req.Home, Files: req.Files, Prompt: req.Prompt}
-	set := rules.Load(ctx, req.Root, req.Home)
+func Explain(ctx context.Context, ev *Event) Report {
+	rep := Report{Root: ev.Root, Home: ev.Home, Files: ev.Files, Prompt: ev.Prompt}
+	set := rules.Load(ctx, ev.Root, ev.Home)
 	rep.SkippedRules = set.Skipped
 	for _, r := range set.Rules {
-		rep.Rules = append(rep.Rules, explainRule(r, req))
+		rep.Rules = append(rep.Rules, explainRule(r, ev))
 	}
-	for _, f := range req.Files {
+	for _, f := range ev.Files {
 		d := DirReport{File: f}
 		dir := parents([]string{f})[0]
-		d.Agents, _ = NearestAgents(req.Root, dir)
-		d.Readme, _ = DirReadme(req.Root, dir)
+		d.Agents, _ = NearestAgents(ev.Root, dir)
+		d.Readme, _ = DirReadme(ev.Root, dir)
 		rep.Directory = append(rep.Directory, d)
 	}
 	matched := map[string]string{}
-	for _, m := range MatchModes(req.Config.Sources.Modes, req.Prompt) {
+	for _, m := range MatchModes(ev.Config.Sources.Modes, ev.Prompt) {
 		matched[m.Name] = m.Trigger
 	}
-	for _, m := range req.Config.Sources.Modes {
+	for _, m := range ev.Config.Sources.Modes {
 		trig, ok := matched[m.Name]
 		rep.Modes = append(rep.Modes, ModeReport{Name: m.Name, Keywords: m.Keywords, Pattern: m.Pattern, Applies: ok, Trigger: trig})
 	}
-	rep.Discovery.Result = (&Discovery{}).Discover(ctx, req)
-	if req.Prompt != "" && rep.Discovery.SkipReason == "" {
-		cfg := req.Config.Sources.Discovery
-		m := discover.MatchPrompt(rep.Discovery.Items, req.Prompt, cfg.MinScore, cfg.MaxPerType)
+	rep.Discovery.Result = (&Discovery{}).Discover(ctx, ev)
+	if ev.Prompt != "" && rep.Discovery.SkipReason == "" {
+		cfg := ev.Config.Sources.Discovery
+		m := discover.MatchPrompt(rep.Discovery.Items, ev.Prompt, cfg.MinScore, cfg.MaxPerType)
 		rep.Discovery.Matches = &m
 		rep.Discovery.Formatted = discover.Format(m)
 	}
 	return rep
 }
 
-func explainRule(r rules.Rule, req *Request) RuleReport {
+func explainRule(r rules.Rule, ev *Event) RuleReport {
 	rr := RuleReport{Rule: r}
 	switch r.Kind {
 	case rules.Always:
 		rr.Applies, rr.Why = true, "always: injected at session start and again after compaction"
 	case rules.Glob:
-		if f, g, ok := firstMatch(&r, req.Files); ok {
+		if f, g, ok := firstMatch(&r, ev.Files); ok {
 			rr.Applies, rr.Why = true, fmt.Sprintf("%s matches %s: injected when it is read, about to be edited or active in the editor", f, g)
-		} else if len(req.Files) > 0 {
+		} else if len(ev.Files) > 0 {
 			rr.Why = "no given file matches " + strings.Join(r.Globs, ", ")
 		} else {
 			rr.Why = "for files matching " + strings.Join(r.Globs, ", ") + " (give --file to check one)"
 		}
 	case rules.Description:
-		if terms := DescriptionMatch(r.Description, req.Prompt); terms != nil {
+		if terms := DescriptionMatch(r.Description, ev.Prompt); terms != nil {
 			rr.Applies, rr.Why = true, "its description fits the prompt ("+strings.Join(terms, ", ")+")"
 		} else {
 			rr.Why = "when its description fits the prompt; listed at session start"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 )
 
 // KeywordDetector injects the instruction of every configured mode
@@ -17,12 +18,12 @@ import (
 // prompt of the session did.
 type KeywordDetector struct{}
 
-// Name implements Provider.
+// Name implements Source.
 func (KeywordDetector) Name() string { return "keyword-detector" }
 
-// Collect implements Provider.
-func (KeywordDetector) Collect(_ context.Context, req *Request) ([]collect.Entry, error) {
-	if req.Event != UserPromptSubmit {
+// Collect implements Source.
+func (KeywordDetector) Collect(_ context.Context, ev *Event) ([]collect.Entry, error) {
+	if ev.Name != hookevent.UserPromptSubmit {
 		return nil, nil
 	}
 	// The collector skips an entry the session has seen with the same key
@@ -30,7 +31,7 @@ func (KeywordDetector) Collect(_ context.Context, req *Request) ([]collect.Entry
 	// for it.
 	stamp := time.Now().UnixNano()
 	var out []collect.Entry
-	for _, m := range MatchModes(req.Config.Sources.Modes, req.Prompt) {
+	for _, m := range MatchModes(ev.Config.Sources.Modes, ev.Prompt) {
 		out = append(out, collect.Entry{
 			Source: "keyword-detector", ID: fmt.Sprintf("%s@%d", m.Mode.Name, stamp), Priority: collect.High,
 			Content:  fmt.Sprintf("Mode %q (the prompt says %q):\n%s", m.Mode.Name, m.Trigger, strings.TrimSpace(m.Mode.Instruction)),

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/sources/rules"
 )
 
@@ -21,34 +22,32 @@ const maxRuleChars = 3000
 // description.
 type RulesInjector struct{}
 
-// Name implements Provider.
+// Name implements Source.
 func (RulesInjector) Name() string { return "rules-injector" }
 
-// Collect implements Provider.
-func (RulesInjector) Collect(ctx context.Context, req *Request) ([]collect.Entry, error) {
-	if !req.Config.Sources.Rules.Enabled {
+// Collect implements Source.
+func (RulesInjector) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	if !ev.Config.Sources.Rules.Enabled {
 		return nil, nil
 	}
 	var files []string
-	switch req.Event {
-	case SessionStart, PreCompact:
+	switch ev.Name {
+	case hookevent.SessionStart, hookevent.PreCompact, hookevent.UserPromptSubmit:
 		// Files in the working set keep their rules across compaction.
-		files = req.Active
-	case UserPromptSubmit:
-		files = req.Active
-	case PreToolUse:
-		if !IsEdit(req.Tool) {
+		files, _ = ev.WorkingSet(ctx)
+	case hookevent.PreToolUse:
+		if !IsEdit(ev.Tool) {
 			return nil, nil
 		}
-		files = req.Files
-	case PostToolUse, PostToolBatch:
-		files = req.Files
+		files = ev.Files
+	case hookevent.PostToolUse, hookevent.PostToolBatch:
+		files = ev.Files
 	default:
 		return nil, nil
 	}
-	set := rules.Load(ctx, req.Root, req.Home)
+	set := rules.Load(ctx, ev.Root, ev.Home)
 	for _, s := range set.Skipped {
-		logger(req).Warn("rule skipped", zap.String("rule", s.Path), zap.String("reason", s.Reason))
+		ev.logger().Warn("rule skipped", zap.String("rule", s.Path), zap.String("reason", s.Reason))
 	}
 	var out []collect.Entry
 	var described []rules.Rule
@@ -56,7 +55,7 @@ func (RulesInjector) Collect(ctx context.Context, req *Request) ([]collect.Entry
 		r := &set.Rules[i]
 		switch r.Kind {
 		case rules.Always:
-			if req.Event == SessionStart || req.Event == PreCompact {
+			if ev.Name == hookevent.SessionStart || ev.Name == hookevent.PreCompact {
 				out = append(out, ruleEntry(r, "applies always"))
 			}
 		case rules.Glob:
@@ -65,14 +64,14 @@ func (RulesInjector) Collect(ctx context.Context, req *Request) ([]collect.Entry
 			}
 		case rules.Description:
 			described = append(described, *r)
-			if req.Event == UserPromptSubmit {
-				if terms := DescriptionMatch(r.Description, req.Prompt); terms != nil {
+			if ev.Name == hookevent.UserPromptSubmit {
+				if terms := DescriptionMatch(r.Description, ev.Prompt); terms != nil {
 					out = append(out, ruleEntry(r, "its description fits the prompt: "+strings.Join(terms, ", ")))
 				}
 			}
 		}
 	}
-	if len(described) > 0 && req.Event == SessionStart {
+	if len(described) > 0 && ev.Name == hookevent.SessionStart {
 		var b strings.Builder
 		b.WriteString("Rules that apply when their description fits (read the file when it does):")
 		for _, r := range described {
@@ -81,15 +80,6 @@ func (RulesInjector) Collect(ctx context.Context, req *Request) ([]collect.Entry
 		out = append(out, collect.Entry{Source: "rules-injector", ID: "described", Content: b.String(), Priority: collect.Normal})
 	}
 	return out, nil
-}
-
-// IsEdit reports whether a tool changes files.
-func IsEdit(tool string) bool {
-	switch tool {
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return true
-	}
-	return false
 }
 
 func firstMatch(r *rules.Rule, files []string) (file, glob string, ok bool) {

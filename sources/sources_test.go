@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/sources/sourcestest"
 )
 
@@ -38,37 +39,37 @@ func TestRulesInjector(t *testing.T) {
 	root, home := rulesWorkspace(t)
 	tests := []struct {
 		name string
-		req  Request
+		req  *Event
 		want string
 	}{
 		{"session start: always-apply and the described list",
-			Request{Event: SessionStart, Start: "startup"},
+			&Event{Name: hookevent.SessionStart, Start: "startup"},
 			"rules-injector:.cursor/rules/always.mdc rules-injector:described"},
 		{"after compaction: always-apply again, and rules of the working set",
-			Request{Event: SessionStart, Start: "compact", Active: []string{"api/users.go"}},
+			&Event{Name: hookevent.SessionStart, Start: "compact", Active: []string{"api/users.go"}},
 			"rules-injector:.claude/rules/api.md rules-injector:.cursor/rules/always.mdc rules-injector:.cursor/rules/go.mdc rules-injector:described"},
 		{"pre-compact registers the always-apply rules for the next injection",
-			Request{Event: PreCompact},
+			&Event{Name: hookevent.PreCompact},
 			"rules-injector:.cursor/rules/always.mdc"},
-		{"edit of a Go file", Request{Event: PreToolUse, Tool: "Edit", Files: []string{"pkg/a.go"}},
+		{"edit of a Go file", &Event{Name: hookevent.PreToolUse, Tool: "Edit", Files: []string{"pkg/a.go"}},
 			"rules-injector:.cursor/rules/go.mdc"},
-		{"edit of a Markdown file", Request{Event: PreToolUse, Tool: "Edit", Files: []string{"docs/a.md"}}, ""},
-		{"write of a Go test, user rule too", Request{Event: PreToolUse, Tool: "Write", Files: []string{"pkg/a_test.go"}},
+		{"edit of a Markdown file", &Event{Name: hookevent.PreToolUse, Tool: "Edit", Files: []string{"docs/a.md"}}, ""},
+		{"write of a Go test, user rule too", &Event{Name: hookevent.PreToolUse, Tool: "Write", Files: []string{"pkg/a_test.go"}},
 			"rules-injector:~/.claude/rules/tests.md rules-injector:.cursor/rules/go.mdc"},
-		{"pre-tool-use of a Read is not an edit", Request{Event: PreToolUse, Tool: "Read", Files: []string{"pkg/a.go"}}, ""},
-		{"read of an API file", Request{Event: PostToolUse, Tool: "Read", Files: []string{"api/v1/h.go"}},
+		{"pre-tool-use of a Read is not an edit", &Event{Name: hookevent.PreToolUse, Tool: "Read", Files: []string{"pkg/a.go"}}, ""},
+		{"read of an API file", &Event{Name: hookevent.PostToolUse, Tool: "Read", Files: []string{"api/v1/h.go"}},
 			"rules-injector:.claude/rules/api.md rules-injector:.cursor/rules/go.mdc"},
-		{"prompt with an active Go file", Request{Event: UserPromptSubmit, Prompt: "tidy this", Active: []string{"x/y.go"}},
+		{"prompt with an active Go file", &Event{Name: hookevent.UserPromptSubmit, Prompt: "tidy this", Active: []string{"x/y.go"}},
 			"rules-injector:.cursor/rules/go.mdc"},
-		{"prompt fitting a description", Request{Event: UserPromptSubmit, Prompt: "write a migration that changes the users schema"},
+		{"prompt fitting a description", &Event{Name: hookevent.UserPromptSubmit, Prompt: "write a migration that changes the users schema"},
 			"rules-injector:.cursor/rules/migrations.mdc"},
-		{"prompt fitting nothing", Request{Event: UserPromptSubmit, Prompt: "hello there"}, ""},
+		{"prompt fitting nothing", &Event{Name: hookevent.UserPromptSubmit, Prompt: "hello there"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := tt.req
 			req.Root, req.Home, req.Config = root, home, config.Default()
-			es, err := RulesInjector{}.Collect(context.Background(), &req)
+			es, err := RulesInjector{}.Collect(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,19 +86,19 @@ func TestRulesInjector(t *testing.T) {
 	// Disabled: nothing.
 	cfg := config.Default()
 	cfg.Sources.Rules.Enabled = false
-	if es, _ := (RulesInjector{}).Collect(context.Background(), &Request{Event: SessionStart, Root: root, Config: cfg}); len(es) != 0 {
+	if es, _ := (RulesInjector{}).Collect(context.Background(), &Event{Name: hookevent.SessionStart, Root: root, Config: cfg}); len(es) != 0 {
 		t.Errorf("disabled injector gave %s", ids(es))
 	}
 }
 
 func TestRuleEntryText(t *testing.T) {
 	root, home := rulesWorkspace(t)
-	es, _ := RulesInjector{}.Collect(context.Background(), &Request{Event: PreToolUse, Tool: "Edit", Files: []string{"pkg/a.go"}, Root: root, Home: home, Config: config.Default()})
+	es, _ := RulesInjector{}.Collect(context.Background(), &Event{Name: hookevent.PreToolUse, Tool: "Edit", Files: []string{"pkg/a.go"}, Root: root, Home: home, Config: config.Default()})
 	want := "Rule .cursor/rules/go.mdc (applies to **/*.go; pkg/a.go matches **/*.go):\nWrap errors with %w."
 	if len(es) != 1 || es[0].Content != want {
 		t.Fatalf("entries %+v, want content %q", es, want)
 	}
-	es, _ = RulesInjector{}.Collect(context.Background(), &Request{Event: SessionStart, Root: root, Config: config.Default()})
+	es, _ = RulesInjector{}.Collect(context.Background(), &Event{Name: hookevent.SessionStart, Root: root, Config: config.Default()})
 	if len(es) != 2 || es[1].Content != "Rules that apply when their description fits (read the file when it does):\n- .cursor/rules/migrations.mdc: Database migrations and schema changes" {
 		t.Fatalf("described list %+v", es)
 	}
@@ -117,24 +118,24 @@ func TestDirectorySources(t *testing.T) {
 	cfg := config.Default()
 	tests := []struct {
 		name string
-		p    Provider
-		req  Request
+		p    Source
+		req  *Event
 		want string
 	}{
-		{"agents: nearest above the file", DirectoryAgents{}, Request{Event: PostToolUse, Tool: "Read", Files: []string{"services/billing/inv.go"}}, "directory-agents:services/AGENTS.md"},
-		{"agents: up to the root", DirectoryAgents{}, Request{Event: PreToolUse, Tool: "Edit", Files: []string{"docs/guide.md"}}, "directory-agents:AGENTS.md"},
-		{"agents: two files, two directories, one entry each", DirectoryAgents{}, Request{Event: PostToolBatch, Files: []string{"services/auth/login.go", "services/billing/inv.go", "docs/guide.md"}}, "directory-agents:services/AGENTS.md directory-agents:AGENTS.md"},
-		{"agents: the workspace's at session start", DirectoryAgents{}, Request{Event: SessionStart}, "directory-agents:AGENTS.md"},
-		{"agents: not before a Read", DirectoryAgents{}, Request{Event: PreToolUse, Tool: "Read", Files: []string{"docs/guide.md"}}, ""},
-		{"agents: not for a prompt", DirectoryAgents{}, Request{Event: UserPromptSubmit, Prompt: "x"}, ""},
-		{"readme: the file's directory", DirectoryReadme{}, Request{Event: PostToolUse, Tool: "Read", Files: []string{"services/billing/inv.go"}}, "directory-readme:services/billing/README.md"},
-		{"readme: none in the directory", DirectoryReadme{}, Request{Event: PostToolUse, Tool: "Read", Files: []string{"services/auth/login.go"}}, ""},
+		{"agents: nearest above the file", DirectoryAgents{}, &Event{Name: hookevent.PostToolUse, Tool: "Read", Files: []string{"services/billing/inv.go"}}, "directory-agents:services/AGENTS.md"},
+		{"agents: up to the root", DirectoryAgents{}, &Event{Name: hookevent.PreToolUse, Tool: "Edit", Files: []string{"docs/guide.md"}}, "directory-agents:AGENTS.md"},
+		{"agents: two files, two directories, one entry each", DirectoryAgents{}, &Event{Name: hookevent.PostToolBatch, Files: []string{"services/auth/login.go", "services/billing/inv.go", "docs/guide.md"}}, "directory-agents:services/AGENTS.md directory-agents:AGENTS.md"},
+		{"agents: the workspace's at session start", DirectoryAgents{}, &Event{Name: hookevent.SessionStart}, "directory-agents:AGENTS.md"},
+		{"agents: not before a Read", DirectoryAgents{}, &Event{Name: hookevent.PreToolUse, Tool: "Read", Files: []string{"docs/guide.md"}}, ""},
+		{"agents: not for a prompt", DirectoryAgents{}, &Event{Name: hookevent.UserPromptSubmit, Prompt: "x"}, ""},
+		{"readme: the file's directory", DirectoryReadme{}, &Event{Name: hookevent.PostToolUse, Tool: "Read", Files: []string{"services/billing/inv.go"}}, "directory-readme:services/billing/README.md"},
+		{"readme: none in the directory", DirectoryReadme{}, &Event{Name: hookevent.PostToolUse, Tool: "Read", Files: []string{"services/auth/login.go"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := tt.req
 			req.Root, req.Config = root, cfg
-			es, err := tt.p.Collect(context.Background(), &req)
+			es, err := tt.p.Collect(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,12 +144,12 @@ func TestDirectorySources(t *testing.T) {
 			}
 		})
 	}
-	es, _ := DirectoryReadme{}.Collect(context.Background(), &Request{Event: PostToolUse, Files: []string{"services/billing/inv.go"}, Root: root, Config: cfg})
+	es, _ := DirectoryReadme{}.Collect(context.Background(), &Event{Name: hookevent.PostToolUse, Files: []string{"services/billing/inv.go"}, Root: root, Config: cfg})
 	if len(es) != 1 || es[0].Priority != collect.Low || len(es[0].Content) > cfg.Sources.Readme.MaxChars+200 ||
 		!strings.Contains(es[0].Content, "trimmed; the whole file is services/billing/README.md") {
 		t.Fatalf("readme entry: %+v", es)
 	}
-	es, _ = DirectoryAgents{}.Collect(context.Background(), &Request{Event: PostToolUse, Files: []string{"services/billing/inv.go"}, Root: root, Config: cfg})
+	es, _ = DirectoryAgents{}.Collect(context.Background(), &Event{Name: hookevent.PostToolUse, Files: []string{"services/billing/inv.go"}, Root: root, Config: cfg})
 	if len(es) != 1 || es[0].Content != "Instructions for agents in services/ (services/AGENTS.md):\nServices talk over gRPC only." || es[0].Priority != collect.Normal {
 		t.Fatalf("agents entry: %+v", es)
 	}
@@ -183,7 +184,7 @@ func TestMatchModes(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Sources.Modes = modes
-	req := &Request{Event: UserPromptSubmit, Prompt: "ulw: ship it", Config: cfg}
+	req := &Event{Name: hookevent.UserPromptSubmit, Prompt: "ulw: ship it", Config: cfg}
 	a, _ := KeywordDetector{}.Collect(context.Background(), req)
 	b, _ := KeywordDetector{}.Collect(context.Background(), req)
 	if len(a) != 1 || a[0].Priority != collect.High || a[0].Content != "Mode \"ultrawork\" (the prompt says \"ulw\"):\nKeep going until every task is done." {
@@ -192,7 +193,7 @@ func TestMatchModes(t *testing.T) {
 	if len(b) != 1 || a[0].ID == b[0].ID {
 		t.Errorf("two prompts share the key %s: the second would be deduplicated away", a[0].ID)
 	}
-	if es, _ := (KeywordDetector{}).Collect(context.Background(), &Request{Event: PostToolUse, Prompt: "ulw", Config: cfg}); len(es) != 0 {
+	if es, _ := (KeywordDetector{}).Collect(context.Background(), &Event{Name: hookevent.PostToolUse, Prompt: "ulw", Config: cfg}); len(es) != 0 {
 		t.Errorf("mode injected outside a prompt")
 	}
 }
@@ -204,7 +205,7 @@ func TestDiscoverySource(t *testing.T) {
 	})
 	sourcestest.WriteFiles(t, root, map[string]string{".ctxls/keep": ""})
 	cfg := config.Default()
-	req := &Request{Event: UserPromptSubmit, Prompt: "review my pull request", Root: root, Home: home, Config: cfg}
+	req := &Event{Name: hookevent.UserPromptSubmit, Prompt: "review my pull request", Root: root, Home: home, Config: cfg}
 	es, err := (&Discovery{}).Collect(context.Background(), req)
 	if err != nil || len(es) != 1 || es[0].Content != "Relevant agents: reviewer (Reviews pull requests for security issues)" || es[0].Priority != collect.Low {
 		t.Fatalf("entries %+v, %v", es, err)
@@ -214,7 +215,7 @@ func TestDiscoverySource(t *testing.T) {
 		t.Errorf("no discovery cache file: %v", err)
 	}
 	// Not for other events; not when disabled (and the report says why).
-	if es, _ := (&Discovery{}).Collect(context.Background(), &Request{Event: PostToolUse, Prompt: "review", Root: root, Home: home, Config: cfg}); len(es) != 0 {
+	if es, _ := (&Discovery{}).Collect(context.Background(), &Event{Name: hookevent.PostToolUse, Prompt: "review", Root: root, Home: home, Config: cfg}); len(es) != 0 {
 		t.Errorf("discovery outside a prompt: %+v", es)
 	}
 	cfg.Sources.Discovery.Enabled = false

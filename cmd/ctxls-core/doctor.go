@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/install"
@@ -177,18 +178,18 @@ func (d *doctor) run(ctx context.Context) {
 	d.pages(ctx)
 	// A canary round trip of each hook through the real binary.
 	canaries := map[string]map[string]any{
-		"session-start":      {"source": "startup"},
-		"user-prompt-submit": {"prompt": "ctxls doctor canary: how is the index stored?"},
-		"pre-tool-use":       {"tool_name": "Edit", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md"), "old_string": "x", "new_string": "y"}},
-		"post-tool-use":      {"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md")}, "tool_response": map[string]any{}},
-		"post-tool-batch":    {"tool_calls": []any{}},
-		"pre-compact":        {"trigger": "manual"},
+		hookevent.SessionStart:     {"source": "startup"},
+		hookevent.UserPromptSubmit: {"prompt": "ctxls doctor canary: how is the index stored?"},
+		hookevent.PreToolUse:       {"tool_name": "Edit", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md"), "old_string": "x", "new_string": "y"}},
+		hookevent.PostToolUse:      {"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(d.root, "README.md")}, "tool_response": map[string]any{}},
+		hookevent.PostToolBatch:    {"tool_calls": []any{}},
+		hookevent.PreCompact:       {"trigger": "manual"},
 	}
-	for _, ev := range []string{"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-batch", "pre-compact"} {
-		in := canaries[ev]
+	for _, e := range hookevent.All() {
+		ev, in := e.Arg, canaries[e.Name]
 		in["session_id"] = fmt.Sprintf("%sdoctor-%d", hooks.ProbeSessionPrefix, time.Now().UnixNano())
 		in["cwd"] = d.root
-		in["hook_event_name"] = hooks.Events[ev]
+		in["hook_event_name"] = e.Name
 		data, _ := json.Marshal(in)
 		c := exec.CommandContext(ctx, path, "hook", ev)
 		c.Stdin = bytes.NewReader(data)

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -24,9 +25,9 @@ func newHookCmd() *cobra.Command {
 		budget   int
 		deadline time.Duration
 	)
-	names := make([]string, 0, len(hooks.Events))
-	for n := range hooks.Events {
-		names = append(names, n)
+	var names []string
+	for _, e := range hookevent.All() {
+		names = append(names, e.Arg)
 	}
 	sort.Strings(names)
 	cmd := &cobra.Command{
@@ -50,7 +51,7 @@ Events: ` + strings.Join(names, ", "),
 				return nil
 			}
 			event := args[0]
-			if _, ok := hooks.Events[event]; !ok {
+			if _, ok := hookevent.FromArg(event); !ok {
 				fmt.Fprintf(cmd.ErrOrStderr(), "ctxls hook: unknown event %q (want one of %s)\n", event, strings.Join(names, ", "))
 				return nil
 			}

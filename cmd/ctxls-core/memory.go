@@ -62,6 +62,60 @@ func (f *memoryCmd) open(ctx context.Context) (*memory.Store, func(), error) {
 	return ms, func() { f.closeTeam(); st.Close() }, nil
 }
 
+// scopeFrom says where a memory subcommand's scope comes from.
+type scopeFrom int
+
+const (
+	noScope      scopeFrom = iota // the subcommand reads --scope itself
+	anyScope                      // --scope, or "" (the first scope that has the memory)
+	defaultScope                  // --scope, or the configured default scope
+	slugScope                     // --scope, or the scope that holds the memory args[0] names
+	allScopes                     // --scope, or every enabled scope
+)
+
+// memoryRun is one run of a memory subcommand.
+type memoryRun struct {
+	cmd  *cobra.Command
+	ctx  context.Context
+	args []string
+	// ms is the workspace's memory store, open for the run.
+	ms *memory.Store
+	// scope (anyScope, defaultScope, slugScope) or scopes (allScopes) is
+	// what the run works on.
+	scope  memory.Scope
+	scopes []memory.Scope
+}
+
+// runE is the RunE of every memory subcommand that reads the store: it
+// opens the workspace's memory store, finds the scope as from says, runs
+// fn, and closes the store (and the enterprise database, if fn opened it)
+// whatever fn returns. A bad --scope is a usage error.
+func (f *memoryCmd) runE(from scopeFrom, fn func(run *memoryRun) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		ms, done, err := f.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		r := &memoryRun{cmd: cmd, ctx: ctx, args: args, ms: ms}
+		switch from {
+		case anyScope:
+			r.scope, err = f.scopeOr("")
+		case defaultScope:
+			r.scope, err = f.scopeOr(ms.DefaultScope())
+		case slugScope:
+			r.scope, err = f.locate(ctx, ms, args[0])
+		case allScopes:
+			r.scopes, err = f.scopesOrAll(ms)
+		}
+		if err != nil {
+			return err
+		}
+		return fn(r)
+	}
+}
+
 // scopeOr returns --scope, or def when it is empty.
 func (f *memoryCmd) scopeOr(def memory.Scope) (memory.Scope, error) {
 	if f.scope == "" {
@@ -203,13 +257,8 @@ func newMemoryWriteCmd() *cobra.Command {
 		Use:   "write --type TYPE --title TITLE --tags a,b [--content TEXT | --stdin | --edit]",
 		Short: "Create a memory (content from a flag, stdin or $EDITOR)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: f.runE(noScope, func(run *memoryRun) error {
+			cmd, ctx, ms := run.cmd, run.ctx, run.ms
 			m := &memory.Memory{}
 			content, ok, err := b.body(cmd, "")
 			if err != nil {
@@ -287,7 +336,7 @@ func newMemoryWriteCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s scope): %s\n", m.Slug, m.Type, m.Scope, m.Path)
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope: local, project, global or enterprise (default: config scopes.default, else project)")
 	cmd.Flags().StringVar(&f.typ, "type", "", "decision, learning, artifact, gotcha, breadcrumb or hub")
@@ -303,16 +352,8 @@ func newMemoryShowCmd() *cobra.Command {
 		Use:   "show SLUG",
 		Short: "Print a memory",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.scopeOr("")
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(anyScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			m, err := f.get(cmd.Context(), ms, sc, args[0])
 			if err != nil {
 				return err
@@ -331,7 +372,7 @@ func newMemoryShowCmd() *cobra.Command {
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err
-		},
+		}),
 	}
 	f.flags(cmd, "scope to look in (default: local, project, global, enterprise in that order)")
 	return cmd
@@ -343,16 +384,8 @@ func newMemoryListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List memories (from each scope's index.json)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			scopes, err := f.scopesOrAll(ms)
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(allScopes, func(run *memoryRun) error {
+			cmd, ms, scopes := run.cmd, run.ms, run.scopes
 			scopes = f.withTeam(scopes)
 			types, err := f.types()
 			if err != nil {
@@ -388,7 +421,7 @@ func newMemoryListCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %-10s %s  %s\n", r.Scope, r.Type, r.Slug, r.Title)
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "only this scope")
 	cmd.Flags().StringVar(&f.typ, "type", "", "only these types (comma-separated)")
@@ -413,13 +446,8 @@ func newMemorySearchCmd() *cobra.Command {
 		Use:   "search TEXT",
 		Short: "Search memories with the full-text index (the analyzer used for code)",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: f.runE(noScope, func(run *memoryRun) error {
+			cmd, args, ctx, ms := run.cmd, run.args, run.ctx, run.ms
 			scopes, err := f.scopes()
 			if err != nil {
 				return err
@@ -455,7 +483,7 @@ func newMemorySearchCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%3.0f%%  %-8s %-10s %s  %s\n", h.Relevance*100, h.Scope, h.Type, h.Slug, h.Title)
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "only this scope")
 	cmd.Flags().StringVar(&f.typ, "type", "", "only these types (comma-separated)")
@@ -485,19 +513,11 @@ func newMemoryUpdateCmd() *cobra.Command {
 		Use:   "update SLUG [--title T] [--tags a,b] [--type T] [--content TEXT | --stdin | --edit] ...",
 		Short: "Change a memory: only the given fields change",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(ctx, ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ctx, ms, sc := run.cmd, run.args, run.ctx, run.ms, run.scope
 			var typ memory.Type
 			if f.typ != "" {
+				var err error
 				if typ, err = memory.ParseType(f.typ); err != nil {
 					return usagef("%v", err)
 				}
@@ -538,7 +558,7 @@ func newMemoryUpdateCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "updated %s (%s scope)\n", m.Slug, m.Scope)
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope of the memory (default: where it is found)")
 	cmd.Flags().Int64Var(&f.version, "version", 0, "enterprise scope on PostgreSQL: the version read; a memory changed since fails (default: the current one)")
@@ -554,23 +574,14 @@ func newMemoryDeleteCmd() *cobra.Command {
 		Use:   "delete SLUG",
 		Short: "Delete a memory, its index entry and every link to it",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(ctx, ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ctx, ms, sc := run.cmd, run.args, run.ctx, run.ms, run.scope
 			if err := f.delete(ctx, ms, sc, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s (%s scope)\n", args[0], sc)
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope of the memory (default: where it is found)")
 	cmd.Flags().Int64Var(&f.version, "version", 0, "enterprise scope on PostgreSQL: delete only if still at this version")
@@ -588,17 +599,8 @@ func newMemoryLinkCmd(link bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(ctx, ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ctx, ms, sc := run.cmd, run.args, run.ctx, run.ms, run.scope
 			if link {
 				if label == "" {
 					label = memory.DefaultLabel
@@ -614,7 +616,7 @@ func newMemoryLinkCmd(link bool) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "unlinked %s and %s\n", args[0], args[1])
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope of the memories (default: where FROM is found)")
 	if link {
@@ -632,16 +634,8 @@ func newMemoryGraphCmd() *cobra.Command {
 		Use:   "graph [SLUG]",
 		Short: "Print a scope's links (all, or those of one memory)",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.scopeOr(ms.DefaultScope())
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(defaultScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			g, err := f.graph(cmd.Context(), ms, sc)
 			if err != nil {
 				return err
@@ -673,7 +667,7 @@ func newMemoryGraphCmd() *cobra.Command {
 				}
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart (each link once)")
 	f.flags(cmd, "scope (default: config scopes.default, else project)")
@@ -686,16 +680,8 @@ func newMemoryHealthCmd() *cobra.Command {
 		Use:   "health",
 		Short: "Check broken links, one-sided edges, orphans and quality; exit 1 when something needs fixing",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			scopes, err := f.scopesOrAll(ms)
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(allScopes, func(run *memoryRun) error {
+			cmd, ms, scopes := run.cmd, run.ms, run.scopes
 			var reps []*memory.HealthReport
 			healthy := true
 			for _, sc := range f.withTeam(scopes) {
@@ -721,7 +707,7 @@ func newMemoryHealthCmd() *cobra.Command {
 				return silentError{exitError}
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "only this scope")
 	return cmd
@@ -797,16 +783,8 @@ func newMemoryRebuildCmd() *cobra.Command {
 		Use:   "rebuild",
 		Short: "Rebuild index.json from the memory files and re-index them for search",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			scopes, err := f.scopesOrAll(ms)
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(allScopes, func(run *memoryRun) error {
+			cmd, ms, scopes := run.cmd, run.ms, run.scopes
 			var reps []memory.RebuildReport
 			for _, sc := range scopes {
 				dir, _ := ms.Dir(sc)
@@ -832,7 +810,7 @@ func newMemoryRebuildCmd() *cobra.Command {
 				}
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "only this scope")
 	return cmd
@@ -844,16 +822,8 @@ func newMemoryImportCmd() *cobra.Command {
 		Use:   "import DIR",
 		Short: "Convert a memory plugin store (permanent/, temporary/, archive/, nodes/edges graph) into a scope of ctxls's memory store",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.scopeOr(ms.DefaultScope())
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(defaultScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			if f.onTeam(sc) {
 				return f.importTeam(cmd, ms, args[0])
 			}
@@ -880,7 +850,7 @@ func newMemoryImportCmd() *cobra.Command {
 				fmt.Fprintf(w, "  link not imported: %s\n", e)
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "target scope (default: config scopes.default, else project)")
 	return cmd

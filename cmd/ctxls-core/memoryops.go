@@ -21,24 +21,20 @@ func newMemoryOpsCmds() []*cobra.Command {
 
 func newMemoryRetypeCmd(name string) *cobra.Command {
 	var f memoryCmd
+	var t memory.Type
 	cmd := &cobra.Command{
 		Use:   name + " SLUG TYPE",
 		Short: "Change a memory's type, keeping its slug, links and edges",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := memory.ParseType(args[1])
-			if err != nil {
+		// A bad type is a usage error before the store is opened.
+		PreRunE: func(_ *cobra.Command, args []string) (err error) {
+			if t, err = memory.ParseType(args[1]); err != nil {
 				return usagef("%v", err)
 			}
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(cmd.Context(), ms, args[0])
-			if err != nil {
-				return err
-			}
+			return nil
+		},
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			var from memory.Type
 			m, err := ms.Update(cmd.Context(), sc, args[0], func(m *memory.Memory) error {
 				from, m.Type = m.Type, t
@@ -52,7 +48,7 @@ func newMemoryRetypeCmd(name string) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s → %s (%s scope)\n", m.Slug, from, m.Type, sc)
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	return cmd
@@ -60,25 +56,20 @@ func newMemoryRetypeCmd(name string) *cobra.Command {
 
 func newMemoryMoveCmd() *cobra.Command {
 	var f memoryCmd
+	var to memory.Scope
 	cmd := &cobra.Command{
 		Use:   "move SLUG SCOPE",
 		Short: "Move a memory to another scope (links stay within a scope: those to memories the target lacks are dropped)",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			to, err := memory.ParseScope(args[1])
-			if err != nil {
+		// A bad scope is a usage error before the store is opened.
+		PreRunE: func(_ *cobra.Command, args []string) (err error) {
+			if to, err = memory.ParseScope(args[1]); err != nil {
 				return usagef("%v", err)
 			}
-			ms, done, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer done()
-			from, err := f.locate(ctx, ms, args[0])
-			if err != nil {
-				return err
-			}
+			return nil
+		},
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ctx, ms, from := run.cmd, run.args, run.ctx, run.ms, run.scope
 			if from == to {
 				return usagef("%s is already in the %s scope", args[0], to)
 			}
@@ -118,7 +109,7 @@ func newMemoryMoveCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "links not in the %s scope, dropped: %s\n", to, strings.Join(dropped, ", "))
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	return cmd
@@ -130,22 +121,14 @@ func newMemoryRenameCmd() *cobra.Command {
 		Use:   "rename OLD NEW",
 		Short: "Change a memory's slug, updating its file, index, edges and every link to it",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(cmd.Context(), ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			if err := f.rename(cmd.Context(), ms, sc, args[0], args[1]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "renamed %s → %s (%s scope)\n", args[0], args[1], sc)
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	return cmd
@@ -161,16 +144,8 @@ func newMemoryTagCmd(add bool) *cobra.Command {
 		Use:   name + " SLUG TAG...",
 		Short: short,
 		Args:  cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(cmd.Context(), ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			var tags []string
 			for _, a := range args[1:] {
 				tags = append(tags, splitList(a)...)
@@ -200,7 +175,7 @@ func newMemoryTagCmd(add bool) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: tags %s\n", m.Slug, strings.Join(m.Tags, ", "))
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	return cmd
@@ -212,16 +187,8 @@ func newMemoryEdgesCmd() *cobra.Command {
 		Use:   "edges SLUG",
 		Short: "Print a memory's edges with their labels and the linked memories' titles",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(cmd.Context(), ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			g, err := ms.Graph(sc)
 			if err != nil {
 				return err
@@ -243,7 +210,7 @@ func newMemoryEdgesCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s has no edges\n", args[0])
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	return cmd
@@ -265,16 +232,8 @@ func newMemoryImpactCmd() *cobra.Command {
 		Use:   "impact SLUG [--depth N]",
 		Short: "List the memories reachable from one through the graph, nearest first",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ms, done, err := f.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			sc, err := f.locate(cmd.Context(), ms, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: f.runE(slugScope, func(run *memoryRun) error {
+			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			g, err := ms.Graph(sc)
 			if err != nil {
 				return err
@@ -296,7 +255,7 @@ func newMemoryImpactCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "nothing is linked to %s\n", args[0])
 			}
 			return nil
-		},
+		}),
 	}
 	f.flags(cmd, "scope that holds the memory (default: the first that has it)")
 	cmd.Flags().IntVar(&depth, "depth", 0, "at most this many edges away (0: any)")

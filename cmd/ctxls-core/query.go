@@ -17,15 +17,11 @@ import (
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
-	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieval"
+	"github.com/ctxls/ctxls/sources"
 	"github.com/ctxls/ctxls/store"
 )
-
-// maxQueryBytes bounds the text analyzed for one query. A pasted log longer
-// than this is cut: its head names what failed.
-const maxQueryBytes = 32 << 10
 
 // queryFlags are shared by query and context.
 type queryFlags struct {
@@ -83,10 +79,9 @@ func queryText(stdin io.Reader, args []string) (string, error) {
 	if strings.TrimSpace(text) == "" {
 		return "", usagef("empty query: pass the text to search for")
 	}
-	if len(text) > maxQueryBytes {
-		text = text[:maxQueryBytes]
-	}
-	return text, nil
+	// A pasted log longer than the bound is cut: its head names what
+	// failed.
+	return analyzer.CutMessage(text), nil
 }
 
 // openFor opens the index for text, refreshing it if asked. An index that
@@ -403,7 +398,7 @@ func newContextCmd() *cobra.Command {
 // text in session, merged as the hook merges them, and says why on stderr
 // when there are none.
 func sessionContext(cmd *cobra.Command, st *store.Store, root string, cfg config.Config, session, text string, asJSON bool) error {
-	entries, reason, err := hooks.PromptEntries(cmd.Context(), st, root, cfg.Retrieval, session, text, false, freshFor(root, cfg), nil)
+	entries, reason, err := sources.PromptEntries(cmd.Context(), st, root, cfg.Retrieval, session, text, false, freshFor(root, cfg), nil)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ plugins. With --file and a PROMPT it says which of them apply and why. No index 
 			if err != nil {
 				return err
 			}
-			req := &sources.Request{Root: abs, Config: cfg, Prompt: strings.Join(args, " ")}
+			req := &sources.Event{Root: abs, Config: cfg, Prompt: strings.Join(args, " ")}
 			if home, err := os.UserHomeDir(); err == nil {
 				req.Home = home
 			}

@@ -12,8 +12,10 @@ import (
 // queryWait bounds a query call to the daemon, as ctxls-core's does.
 const queryWait = 30 * time.Second
 
-// maxQueryBytes is ctxls-core's cut for a query's text; a longer text goes
-// to ctxls-core, which cuts it.
+// maxQueryBytes is ctxls-core's cut for a query's text
+// (analyzer.MaxMessageBytes, which this standard-library-only program
+// cannot import; equal by a test): a longer text goes to ctxls-core, which
+// cuts it. It routes, and cuts nothing.
 const maxQueryBytes = 32 << 10
 
 // query is a `ctxls query` command line the daemon can answer.

@@ -10,12 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookd"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
+
+// The thin client routes a text by ctxls-core's cut, which it cannot
+// import.
+func TestMaxQueryBytesIsTheMessageCut(t *testing.T) {
+	if maxQueryBytes != analyzer.MaxMessageBytes {
+		t.Errorf("maxQueryBytes %d, analyzer.MaxMessageBytes %d", maxQueryBytes, analyzer.MaxMessageBytes)
+	}
+}
 
 func TestParseQuery(t *testing.T) {
 	long := strings.Repeat("x", maxQueryBytes+1)

@@ -34,11 +34,6 @@ type Context struct {
 	Topic string `json:"topic,omitempty"`
 }
 
-// Empty reports whether nothing matched.
-func (c *Context) Empty() bool {
-	return len(c.Agents)+len(c.Commands)+len(c.Skills)+len(c.Styles) == 0
-}
-
 // memoryThinkPattern is the seed's MEMORY_THINK_PATTERN, compiled on first
 // use: only prompts are matched against it, and most hook events have none.
 var memoryThinkPattern = sync.OnceValue(func() *regexp.Regexp {

@@ -1,4 +1,4 @@
-package hooks
+package sources
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
@@ -85,10 +86,10 @@ func hubWorkspace(tb testing.TB) *store.Store {
 func BenchmarkAfterTool(b *testing.B) {
 	ctx := context.Background()
 	st := hubWorkspace(b)
-	ev := &Event{Name: "PostToolUse", Store: st, Files: []string{"hub.go"}}
+	ev := &Event{Name: hookevent.PostToolUse, Store: st, Files: []string{"hub.go"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		es, err := (codeSource{}).afterTool(ctx, ev)
+		es, err := (Code{}).afterTool(ctx, ev)
 		if err != nil || len(es) != 1 {
 			b.Fatalf("afterTool = %d entries, %v", len(es), err)
 		}

@@ -1,4 +1,4 @@
-package hooks
+package sources
 
 import (
 	"context"
@@ -11,34 +11,37 @@ import (
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/memory/inject"
 	"github.com/ctxls/ctxls/memory/teamcache"
 )
 
-// memorySource injects the memory plugin's gotchas (and, when enabled,
+// Memory injects the memory plugin's gotchas (and, when enabled,
 // decisions and learnings) relevant to a tool call: after any tool call
 // that names a file or runs a command, and before an edit.
-type memorySource struct{}
+type Memory struct{}
 
-func (memorySource) Name() string { return "memory" }
+// Name implements Source.
+func (Memory) Name() string { return "memory" }
 
 // hintShows is how many times per session the "ctxls memory show" hint
 // follows injected memories.
 const hintShows = 3
 
-func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	tool := ev.Input.ToolName
+// Collect implements Source.
+func (Memory) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	tool := ev.Tool
 	switch ev.Name {
-	case "PostToolUse":
-	case "PreToolUse":
-		if !isEdit(tool) {
+	case hookevent.PostToolUse:
+	case hookevent.PreToolUse:
+		if !IsEdit(tool) {
 			return nil, nil
 		}
 	default:
 		return nil, nil
 	}
-	t := Tool(ev.Input.ToolInput)
+	t := ev.ToolInput
 	text := t.Command
 	if text == "" {
 		text = t.Pattern
@@ -50,7 +53,7 @@ func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 	if err != nil {
 		// A broken memory.local.md must not silence gotchas: the defaults
 		// apply to what could not be read.
-		ev.Log.Warn("memory injection settings", zap.Error(err))
+		ev.logger().Warn("memory injection settings", zap.Error(err))
 	}
 	if !cfg.Enabled {
 		return nil, nil
@@ -86,7 +89,7 @@ func (memorySource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 		}
 		out = append(out, collect.Entry{Source: "memory", ID: inject.Key(m.Summary), Content: content, Priority: prio, Metadata: meta})
 	}
-	if ok, err := inject.ShowHint(ev.Root, ev.Input.SessionID, "memory-show", hintShows, time.Now()); err == nil && ok {
+	if ok, err := inject.ShowHint(ev.Root, ev.Session, "memory-show", hintShows, time.Now()); err == nil && ok {
 		out = append(out, collect.Entry{Source: "memory", ID: fmt.Sprintf("hint-%d", time.Now().UnixNano()), Priority: collect.Low,
 			Content: "(memories: `ctxls memory show SLUG` prints one in full)"})
 	}

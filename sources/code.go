@@ -1,4 +1,4 @@
-package hooks
+package sources
 
 import (
 	"context"
@@ -13,34 +13,36 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
 )
 
-// DefaultSources returns the built-in context sources.
-func DefaultSources() []Source {
-	return append([]Source{codeSource{}, workingSetSource{}, memorySource{}}, contextSources()...)
-}
-
 // continuityWindow is how far back earlier prompts and activity count.
-const continuityWindow = 30 * time.Minute
+const continuityWindow = ActiveWindow
 
-// codeSource contributes code from the index: retrieval for prompts, the
-// file and its callers before an edit, graph neighbours after a tool call.
-type codeSource struct{}
+// codeActiveFiles is how many working-set files a prompt's retrieval
+// takes as in play.
+const codeActiveFiles = 3
 
-func (codeSource) Name() string { return "code" }
+// Code contributes code from the index: retrieval for prompts, the file
+// and its callers before an edit, graph neighbours after a tool call.
+type Code struct{}
 
-func (s codeSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+// Name implements Source.
+func (Code) Name() string { return "code" }
+
+// Collect implements Source.
+func (s Code) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	switch ev.Name {
-	case "UserPromptSubmit":
+	case hookevent.UserPromptSubmit:
 		return s.prompt(ctx, ev)
-	case "PreToolUse":
-		if isEdit(ev.Input.ToolName) && len(ev.Files) > 0 {
+	case hookevent.PreToolUse:
+		if IsEdit(ev.Tool) && len(ev.Files) > 0 {
 			return s.beforeEdit(ctx, ev)
 		}
-	case "PostToolUse", "PostToolBatch":
+	case hookevent.PostToolUse, hookevent.PostToolBatch:
 		if len(ev.Files) > 0 {
 			return s.afterTool(ctx, ev)
 		}
@@ -48,12 +50,17 @@ func (s codeSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, er
 	return nil, nil
 }
 
-func isEdit(tool string) bool {
-	return tool == "Edit" || tool == "Write" || tool == "MultiEdit" || tool == "NotebookEdit"
-}
-
-func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	entries, reason, err := PromptEntries(ctx, ev.Store, ev.Root, ev.Config.Retrieval, ev.Input.SessionID, ev.Input.Prompt, true, ev.Fresh(), ev.Log)
+func (Code) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+	// The working set is the rules injector's too: read once.
+	active, err := ev.WorkingSet(ctx)
+	if err != nil {
+		active = nil
+	}
+	p := promptQuery{
+		Store: ev.Store, Root: ev.Root, Config: ev.Config.Retrieval, Session: ev.Session, Prompt: ev.Prompt,
+		Triggers: ev.Triggers(), Active: slices.Clone(active[:min(len(active), codeActiveFiles)]), Recorded: true, Fresh: ev.Fresh(), Log: ev.Log,
+	}
+	entries, reason, err := p.entries(ctx)
 	if err == nil && len(entries) == 0 && ev.Log != nil {
 		ev.Log.Sugar().Infof("prompt: no code injected: %s", reason)
 	}
@@ -71,27 +78,51 @@ func (codeSource) prompt(ctx context.Context, ev *Event) ([]collect.Entry, error
 // fresh re-indexes the files of the results that changed on disk (nil:
 // their entities are left out; decision 0092); log says what was left out.
 func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config.Retrieval, session, prompt string, recorded bool, fresh retrieval.Refresher, log *zap.Logger) ([]collect.Entry, string, error) {
-	text := truncate(prompt, 32<<10)
-	if strings.TrimSpace(text) == "" {
+	p := promptQuery{Store: st, Root: root, Config: cfg, Session: session, Prompt: analyzer.CutMessage(prompt), Recorded: recorded, Fresh: fresh, Log: log}
+	if ws, err := st.WorkingSet(ctx, time.Now().Add(-continuityWindow), codeActiveFiles); err == nil {
+		p.Active = ws
+	}
+	return p.entries(ctx)
+}
+
+// promptQuery is one prompt's code retrieval, for the hook or the CLI.
+type promptQuery struct {
+	Store   *store.Store
+	Root    string
+	Config  config.Retrieval
+	Session string
+	// Prompt is cut to analyzer.MaxMessageBytes; Triggers are its
+	// analysis when the caller has it (nil: retrieval analyses it).
+	Prompt   string
+	Triggers []analyzer.Trigger
+	// Active are the files in play, newest first.
+	Active   []string
+	Recorded bool
+	Fresh    retrieval.Refresher
+	Log      *zap.Logger
+}
+
+func (p *promptQuery) entries(ctx context.Context) ([]collect.Entry, string, error) {
+	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, "the prompt is empty", nil
 	}
-	req := retrieval.ForPrompt(text, cfg.MaxSections)
+	st := p.Store
+	req := retrieval.ForPrompt(p.Prompt, p.Config.MaxSections)
+	req.MessageTriggers = p.Triggers
+	req.ActiveFiles = p.Active
 	since := time.Now().Add(-continuityWindow)
-	if ws, err := st.WorkingSet(ctx, since, 3); err == nil {
-		req.ActiveFiles = ws
-	}
 	if acts, err := st.RecentActivity(ctx, since, 20); err == nil {
 		prompts := 0
-		if !recorded {
+		if !p.Recorded {
 			prompts = 1
 		}
 		for _, a := range acts {
-			if a.Type != "prompt" || a.Session != session {
+			if a.Type != "prompt" || a.Session != p.Session {
 				continue
 			}
 			prompts++
 			if prompts == 1 {
-				continue // this prompt itself, recorded by prepare
+				continue // this prompt itself, recorded by the hook
 			}
 			if prompts > 3 {
 				break
@@ -109,7 +140,7 @@ func PromptEntries(ctx context.Context, st *store.Store, root string, cfg config
 		return nil, resp.Reason, nil
 	}
 	c, err := retrieval.Assemble(ctx, st, req, resp, retrieval.ContextOptions{
-		Root: root, MaxTokens: cfg.MaxTokens, MaxSections: cfg.MaxSections, Refresh: fresh, Log: log,
+		Root: p.Root, MaxTokens: p.Config.MaxTokens, MaxSections: p.Config.MaxSections, Refresh: p.Fresh, Log: p.Log,
 	})
 	if err != nil {
 		return nil, "", err
@@ -139,9 +170,9 @@ func itemEntries(c *retrieval.Context, prio collect.Priority) []collect.Entry {
 
 // beforeEdit gives the file about to change: its outline, and the callers of
 // the entity the edit touches, before the edit is made.
-func (codeSource) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+func (Code) beforeEdit(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
-	t := Tool(ev.Input.ToolInput)
+	t := ev.ToolInput
 	for _, rel := range currentFiles(ctx, ev, ev.Files) {
 		ents, err := ev.Store.EntitiesInFile(ctx, rel)
 		if err != nil || len(ents) == 0 {
@@ -266,7 +297,7 @@ func currentFiles(ctx context.Context, ev *Event, files []string) []string {
 	}
 	states, err := retrieval.Verify(ctx, ev.Store, ev.Root, tracked)
 	if err != nil {
-		ev.Log.Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
+		ev.logger().Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
 		return nil
 	}
 	var stale []string
@@ -282,16 +313,16 @@ func currentFiles(ctx context.Context, ev *Event, files []string) []string {
 			err = ev.Fresh().Refresh(ctx, stale)
 		}
 		if err != nil {
-			ev.Log.Info("changed files not re-indexed before an edit", zap.Strings("files", stale), zap.Error(err))
+			ev.logger().Info("changed files not re-indexed before an edit", zap.Strings("files", stale), zap.Error(err))
 		} else if states, err = retrieval.Verify(ctx, ev.Store, ev.Root, tracked); err != nil {
-			ev.Log.Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
+			ev.logger().Info("files about to change not verified", zap.Strings("files", tracked), zap.Error(err))
 			return nil
 		}
 	}
 	var out []string
 	for _, rel := range tracked {
 		if s := states[rel]; s != retrieval.Fresh {
-			ev.Log.Info("outline of a file that changed on disk left out", zap.String("file", rel), zap.Stringer("state", s))
+			ev.logger().Info("outline of a file that changed on disk left out", zap.String("file", rel), zap.Stringer("state", s))
 			continue
 		}
 		out = append(out, rel)
@@ -301,7 +332,7 @@ func currentFiles(ctx context.Context, ev *Event, files []string) []string {
 
 // afterTool lists what the touched file connects to elsewhere in the
 // workspace: definitions it uses and code that uses it.
-func (codeSource) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+func (Code) afterTool(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	var out []collect.Entry
 	for _, rel := range ev.Files {
 		ids, err := ev.Store.EntityIDsInFile(ctx, rel, store.MaxEdgeIDs)
@@ -405,44 +436,4 @@ func lineOf(root, rel, needle string) int {
 		return 0
 	}
 	return strings.Count(string(data[:i]), "\n") + 1
-}
-
-// workingSetSource restores what the person was working on at session start
-// (and after compaction): the editor's recent files and their key entities.
-type workingSetSource struct{}
-
-func (workingSetSource) Name() string { return "working-set" }
-
-func (workingSetSource) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
-	if ev.Name != "SessionStart" {
-		return nil, nil
-	}
-	files, err := ev.Store.WorkingSet(ctx, time.Now().Add(-24*time.Hour), 5)
-	if err != nil || len(files) == 0 {
-		return nil, err
-	}
-	var b strings.Builder
-	b.WriteString("Working set (files recently open or edited):\n")
-	for _, f := range files {
-		line, err := ev.Store.FileSummary(ctx, f, 8)
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(&b, "- %s\n", line)
-	}
-	if acts, err := ev.Store.RecentActivity(ctx, time.Now().Add(-24*time.Hour), 50); err == nil {
-		var prompts []string
-		for _, a := range acts {
-			if a.Type == "prompt" && a.Session != ev.Input.SessionID && len(prompts) < 3 {
-				prompts = append(prompts, strings.ReplaceAll(truncate(a.Text, 160), "\n", " "))
-			}
-		}
-		if len(prompts) > 0 {
-			b.WriteString("Previous session was asking about:\n")
-			for _, p := range prompts {
-				fmt.Fprintf(&b, "- %s\n", p)
-			}
-		}
-	}
-	return []collect.Entry{{Source: "working-set", ID: "session", Content: strings.TrimRight(b.String(), "\n"), Priority: collect.High}}, nil
 }
