@@ -15,7 +15,7 @@ import (
 // daemon's back (another editor, git): the index follows without a hook
 // call, well within a second.
 func TestDaemonFollowsFileChanges(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	serve(t, root, "test-build")
 	st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
 	if err != nil {

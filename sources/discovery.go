@@ -9,8 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/sources/discover"
-	"github.com/ctxls/ctxls/store"
 )
 
 // Discovery suggests the agents, commands, skills and output styles that
@@ -34,7 +34,7 @@ func (s *Discovery) Discover(ctx context.Context, req *Request) discover.Result 
 	if !cfg.Enabled {
 		return discover.Result{SkipReason: discover.Disabled}
 	}
-	cacheFile := filepath.Join(req.Root, store.DirName, "discovery-cache.json")
+	cacheFile := filepath.Join(req.Root, workspace.DirName, "discovery-cache.json")
 	s.once.Do(func() {
 		s.d = discover.New(cfg.CacheSize)
 		if err := s.d.Cache().Load(cacheFile); err != nil {
