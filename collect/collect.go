@@ -11,10 +11,8 @@ package collect
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -113,15 +111,11 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	tx, err := c.st.BeginState(ctx)
-	if err != nil {
-		return fmt.Errorf("register context: %w", err)
-	}
-	defer tx.Rollback()
 	// created orders the pending entries: the registration time in
 	// milliseconds, times 1000, plus the entry's position in this call, so
 	// that a source's entries keep the order it gave them (by relevance).
 	now := c.now().UnixMilli() * 1000
+	pending := make([]store.Pending, 0, len(entries))
 	for i, e := range entries {
 		if strings.TrimSpace(e.Content) == "" {
 			continue
@@ -143,14 +137,10 @@ func (c *Collector) Register(ctx context.Context, entries ...Entry) error {
 		if err != nil {
 			meta = []byte("{}")
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_pending(session, key, source, id, content, priority, metadata, created)
-			VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(session, key) DO UPDATE SET content = excluded.content,
-			priority = excluded.priority, metadata = excluded.metadata, created = excluded.created`,
-			c.session, e.Key(), e.Source, e.ID, e.Content, int(e.Priority), string(meta), now+int64(min(i, 999))); err != nil {
-			return fmt.Errorf("register context %s: %w", e.Key(), err)
-		}
+		pending = append(pending, store.Pending{Key: e.Key(), Source: e.Source, ID: e.ID, Content: e.Content,
+			Priority: int(e.Priority), Metadata: string(meta), Created: now + int64(min(i, 999))})
 	}
-	return tx.Commit()
+	return c.st.RegisterPending(ctx, c.session, pending)
 }
 
 // Consume takes the session's pending entries, drops those already injected
@@ -168,7 +158,7 @@ func (c *Collector) Consume(ctx context.Context, budget int) (Result, error) {
 // entry's file, section and relevance come from its Metadata keys "path",
 // "section" and "relevance".
 func (c *Collector) ConsumePrompt(ctx context.Context, budget int, prompt string) (Result, error) {
-	return c.consume(ctx, budget, func(tx *sql.Tx, entries []Entry) error {
+	return c.consume(ctx, budget, func(entries []Entry) store.Prompt {
 		p := store.Prompt{Session: c.session, At: c.now(), Text: prompt, Injected: make([]store.Injection, 0, len(entries))}
 		for _, e := range entries {
 			in := store.Injection{Source: e.Source, ID: e.ID}
@@ -177,40 +167,31 @@ func (c *Collector) ConsumePrompt(ctx context.Context, budget int, prompt string
 			in.Relevance, _ = e.Metadata["relevance"].(float64)
 			p.Injected = append(p.Injected, in)
 		}
-		return store.RecordPrompt(ctx, tx, p)
+		return p
 	})
 }
 
-// consume is Consume; record, if set, is called with what was injected
-// before the transaction commits.
-func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx, []Entry) error) (Result, error) {
+// consume is Consume; prompt, if set, gives the prompt history's record of
+// what was injected, written before the transaction commits.
+func (c *Collector) consume(ctx context.Context, budget int, prompt func([]Entry) store.Prompt) (Result, error) {
 	var res Result
-	tx, err := c.st.BeginState(ctx)
+	tx, err := c.st.BeginConsume(ctx, c.session)
 	if err != nil {
-		return res, fmt.Errorf("consume context: %w", err)
+		return res, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT p.source, p.id, p.content, p.priority, p.metadata, coalesce(i.hash, '')
-		FROM session_pending p LEFT JOIN session_injected i ON i.session = p.session AND i.key = p.key
-		WHERE p.session = ? ORDER BY p.priority, p.created, p.key`, c.session)
+	rows, err := tx.Pending(ctx)
 	if err != nil {
-		return res, fmt.Errorf("consume context: %w", err)
+		return res, err
 	}
 	type pending struct {
 		e    Entry
 		seen string
 	}
-	var all []pending
-	for rows.Next() {
-		var p pending
-		var meta string
-		var prio int
-		if err := rows.Scan(&p.e.Source, &p.e.ID, &p.e.Content, &prio, &meta, &p.seen); err != nil {
-			rows.Close()
-			return res, err
-		}
-		p.e.Priority = Priority(prio)
-		json.Unmarshal([]byte(meta), &p.e.Metadata)
+	all := make([]pending, 0, len(rows))
+	for _, r := range rows {
+		p := pending{e: Entry{Source: r.Source, ID: r.ID, Content: r.Content, Priority: Priority(r.Priority)}, seen: r.InjectedHash}
+		json.Unmarshal([]byte(r.Metadata), &p.e.Metadata)
 		if fp, ok := p.e.Metadata[fingerprintKey].(string); ok {
 			p.e.Fingerprint = fp
 			delete(p.e.Metadata, fingerprintKey)
@@ -224,10 +205,6 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 			delete(p.e.Metadata, coversKey)
 		}
 		all = append(all, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return res, err
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].e.Priority < all[b].e.Priority })
 	var b strings.Builder
@@ -251,44 +228,25 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 		}
 		b.WriteString(p.e.Content)
 		res.Entries = append(res.Entries, p.e)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_injected(session, key, hash, at) VALUES(?,?,?,?)
-			ON CONFLICT(session, key) DO UPDATE SET hash = excluded.hash, at = excluded.at`, c.session, p.e.Key(), h, now); err != nil {
+		if err := tx.Injected(ctx, p.e.Key(), h, now); err != nil {
 			return res, err
 		}
 		for _, k := range p.e.Covers {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO session_injected(session, key, hash, at) VALUES(?,?,?,?)
-				ON CONFLICT(session, key) DO UPDATE SET at = excluded.at`, c.session, k, Hash(k), now); err != nil {
+			if err := tx.Covered(ctx, k, Hash(k), now); err != nil {
 				return res, err
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM session_pending WHERE session = ?`, c.session); err != nil {
+	if err := tx.Done(ctx, len(res.Entries), res.DedupHits, now); err != nil {
 		return res, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO session_stats(session, injections, dedup_hits, updated) VALUES(?,?,?,?)
-		ON CONFLICT(session) DO UPDATE SET injections = injections + excluded.injections,
-		dedup_hits = dedup_hits + excluded.dedup_hits, updated = excluded.updated`,
-		c.session, len(res.Entries), res.DedupHits, now); err != nil {
-		return res, err
-	}
-	if record != nil {
-		// The history must never cost the injection: a failed write of it
-		// is undone alone and reported, and the rest commits.
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT history`); err != nil {
-			return res, fmt.Errorf("consume context: %w", err)
-		}
-		if err := record(tx, res.Entries); err != nil {
-			res.HistoryErr = err
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO history`); err != nil {
-				return res, fmt.Errorf("consume context: %w", err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `RELEASE history`); err != nil {
-			return res, fmt.Errorf("consume context: %w", err)
+	if prompt != nil {
+		if res.HistoryErr, err = tx.RecordPrompt(ctx, prompt(res.Entries)); err != nil {
+			return res, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return res, fmt.Errorf("consume context: %w", err)
+		return res, err
 	}
 	res.Merged = b.String()
 	return res, nil
@@ -297,9 +255,8 @@ func (c *Collector) consume(ctx context.Context, budget int, record func(*sql.Tx
 // injectedHash returns the hash of what the session was given under key,
 // and whether it was given anything.
 func (c *Collector) injectedHash(ctx context.Context, key string) (string, bool) {
-	var h string
-	err := c.st.DB().QueryRowContext(ctx, `SELECT hash FROM session_injected WHERE session = ? AND key = ?`, c.session, key).Scan(&h)
-	return h, err == nil
+	h, ok, err := c.st.InjectedHash(ctx, c.session, key)
+	return h, ok && err == nil
 }
 
 // WasInjected reports whether e, as it is now, was already injected in the
@@ -320,15 +277,14 @@ func (c *Collector) Injected(ctx context.Context, key string) bool {
 // Forget clears what the session was given, so that it is offered again
 // (after compaction the model has lost it).
 func (c *Collector) Forget(ctx context.Context) error {
-	_, err := c.st.DB().ExecContext(ctx, `DELETE FROM session_injected WHERE session = ?`, c.session)
-	return err
+	return c.st.ForgetInjected(ctx, c.session)
 }
 
 // Stats returns the session's injection and dedup counters.
 func (c *Collector) Stats(ctx context.Context) (injections, dedupHits int, err error) {
-	err = c.st.DB().QueryRowContext(ctx, `SELECT injections, dedup_hits FROM session_stats WHERE session = ?`, c.session).Scan(&injections, &dedupHits)
+	injections, dedupHits, err = c.st.InjectionStats(ctx, c.session)
 	if err != nil {
-		return 0, 0, nil
+		return 0, 0, nil // counters are informational
 	}
 	return injections, dedupHits, nil
 }

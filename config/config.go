@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"gopkg.in/yaml.v3"
 )
 
@@ -76,7 +77,7 @@ func Default() Config {
 }
 
 // File returns the configuration file of a workspace root.
-func File(root string) string { return filepath.Join(root, ".ctxls", "config.yaml") }
+func File(root string) string { return filepath.Join(workspace.Dir(root), "config.yaml") }
 
 // Load reads the configuration of the workspace at root over the defaults.
 func Load(root string) (Config, error) {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Memory configures the memory store's scopes beyond the file scopes.
@@ -102,4 +104,6 @@ func (e Enterprise) validate() error {
 // EnterpriseCacheDir is the local read cache of a workspace's enterprise
 // scope on PostgreSQL: the scope's memories as files, which the hooks,
 // the language server and the MCP server read without the network.
-func EnterpriseCacheDir(root string) string { return filepath.Join(root, ".ctxls", "enterprise-cache") }
+func EnterpriseCacheDir(root string) string {
+	return filepath.Join(workspace.Dir(root), "enterprise-cache")
+}

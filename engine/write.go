@@ -5,29 +5,29 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // MarkdownFile and JSONFile are the auto-context files of a root.
-func MarkdownFile(root string) string { return filepath.Join(store.Dir(root), "auto-context.md") }
+func MarkdownFile(root string) string { return filepath.Join(workspace.Dir(root), "auto-context.md") }
 
 // JSONFile is the structured twin of MarkdownFile.
-func JSONFile(root string) string { return filepath.Join(store.Dir(root), "auto-context.json") }
+func JSONFile(root string) string { return filepath.Join(workspace.Dir(root), "auto-context.json") }
 
 // write replaces both files atomically; the JSON is written first so that a
 // reader triggered by the markdown's change finds a matching JSON. Neither
 // is synced to disk: they are derived and rewritten at the next activity
 // (docs/decisions/0038).
 func write(root string, snap *Snapshot) error {
-	if err := store.EnsureDir(root); err != nil {
+	if err := workspace.EnsureDir(root); err != nil {
 		return fmt.Errorf("auto-context: %w", err)
 	}
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return fmt.Errorf("auto-context: %w", err)
 	}
-	if err := store.ReplaceFile(JSONFile(root), append(data, '\n'), store.FilePerm); err != nil {
+	if err := workspace.ReplaceFile(JSONFile(root), append(data, '\n'), workspace.FilePerm); err != nil {
 		return err
 	}
-	return store.ReplaceFile(MarkdownFile(root), []byte(snap.Markdown), store.FilePerm)
+	return workspace.ReplaceFile(MarkdownFile(root), []byte(snap.Markdown), workspace.FilePerm)
 }

@@ -171,37 +171,5 @@ func Executable() (string, error) {
 	return exe, nil
 }
 
-// StateDir is the name of the per-workspace directory of ctxls's state
-// (store.DirName; equal by a test in package hookd).
-const StateDir = ".ctxls"
-
 // MaxInput is the largest hook input (stdin) accepted.
 const MaxInput = 16 << 20
-
-// FindRoot returns the workspace root for a working directory: the nearest
-// ancestor with a .ctxls directory, else with .git, else dir itself. An
-// empty dir means $CLAUDE_PROJECT_DIR, else the current directory.
-func FindRoot(dir string) string {
-	if dir == "" {
-		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-			dir = d
-		} else {
-			dir, _ = os.Getwd()
-		}
-	}
-	dir, _ = filepath.Abs(dir)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	for _, marker := range []string{StateDir, ".git"} {
-		for d := dir; ; d = filepath.Dir(d) {
-			if info, err := os.Stat(filepath.Join(d, marker)); err == nil && info.IsDir() {
-				return d
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return dir
-}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // InputWait bounds the read of a hook's stdin: the hook's default deadline
@@ -51,7 +53,7 @@ func ReadInput(r io.Reader, wait time.Duration) ([]byte, error) {
 // file, anything in it; errors are ignored: it is a last word before the
 // process exits.
 func LogWarn(root, msg string, fields map[string]any) {
-	dir := filepath.Join(root, StateDir)
+	dir := workspace.Dir(root)
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}

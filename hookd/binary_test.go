@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -71,7 +72,7 @@ func waitFile(t *testing.T, path string, gone bool, what string) {
 // workspace's daemon; the next ones are answered by the daemon, with the
 // same context; the daemon exits when the index is deleted.
 func TestHookDaemonThroughBinary(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestHookDaemonThroughBinary(t *testing.T) {
 	if second := hook(t, root, "s2"); second != first {
 		t.Errorf("through the daemon:\n%s\nin-process:\n%s", second, first)
 	}
-	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+	log, _ := os.ReadFile(filepath.Join(workspace.Dir(root), "ctxls.log"))
 	if !bytes.Contains(log, []byte(`"msg":"hook answered","daemon":true`)) {
 		t.Errorf("no call was answered by the daemon; log:\n%s", log)
 	}
@@ -96,7 +97,7 @@ func TestHookDaemonThroughBinary(t *testing.T) {
 
 // CTXLS_HOOK_DAEMON=0 keeps every call in its own process.
 func TestHookDaemonOff(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	if hook(t, root, "s", "CTXLS_HOOK_DAEMON=0") == "" {
 		t.Fatal("no context")
 	}
@@ -131,7 +132,7 @@ func hookClient(t *testing.T, stdin []byte, args ...string) (stdout, stderr stri
 // same context; input it cannot handle goes to ctxls-core, which fails
 // open.
 func TestHookClientThroughBinary(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
@@ -171,14 +172,14 @@ func TestHookClientThroughBinary(t *testing.T) {
 // daemonAnswers counts the calls the daemon answered, from the log.
 func daemonAnswers(t *testing.T, root string) int {
 	t.Helper()
-	log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+	log, _ := os.ReadFile(filepath.Join(workspace.Dir(root), "ctxls.log"))
 	return bytes.Count(log, []byte(`"msg":"hook answered","daemon":true`))
 }
 
 // `ctxls query` asks the daemon too, from the thin client and from
 // ctxls-core, and prints exactly what ctxls-core prints on its own.
 func TestQueryThroughDaemon(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	thin, full := os.Getenv("CTXLS_BIN"), core(t)
 	// The thin client must resolve the root and the active file (given
 	// relative to the working directory) as ctxls-core does.
@@ -196,7 +197,7 @@ func TestQueryThroughDaemon(t *testing.T) {
 		return string(out)
 	}
 	answered := func() int {
-		log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+		log, _ := os.ReadFile(filepath.Join(workspace.Dir(root), "ctxls.log"))
 		return bytes.Count(log, []byte(`"msg":"query answered"`))
 	}
 	alone := query(full, "CTXLS_HOOK_DAEMON=0")
@@ -221,7 +222,7 @@ func TestQueryThroughDaemon(t *testing.T) {
 // started walks and tells the daemon; the next is answered by the daemon's
 // watches without a walk, with a file written just before it indexed.
 func TestIndexThroughFollowingDaemon(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)

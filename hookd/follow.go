@@ -17,7 +17,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // How the daemon follows the workspace's files (decision 0092's amendment).
@@ -160,7 +160,7 @@ func (f *follower) event(ctx context.Context, ev fsnotify.Event) {
 		if seq, ok := barrierSeq(ev); ok {
 			f.barrier(ctx, seq, ev.Name)
 		}
-		if ev.Name == filepath.Join(store.Dir(f.d.opts.Root), "config.yaml") {
+		if ev.Name == filepath.Join(workspace.Dir(f.d.opts.Root), "config.yaml") {
 			f.rewatch("the configuration changed")
 		}
 		return
@@ -250,7 +250,7 @@ func (f *follower) call(c syncCall) {
 	}
 	f.seq++
 	c.seq = f.seq
-	name := filepath.Join(store.Dir(f.d.opts.Root), barrierPrefix+strconv.Itoa(c.seq))
+	name := filepath.Join(workspace.Dir(f.d.opts.Root), barrierPrefix+strconv.Itoa(c.seq))
 	if err := os.WriteFile(name, nil, 0o600); err != nil {
 		c.reply <- syncResult{err: fmt.Errorf("follow barrier: %w", err)}
 		return

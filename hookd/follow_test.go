@@ -18,7 +18,7 @@ import (
 // daemon's back (another editor, git): the index follows without a hook
 // call, well within a second.
 func TestDaemonFollowsFileChanges(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	serve(t, root, "test-build")
 	st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
 	if err != nil {
@@ -83,7 +83,7 @@ func TestDaemonFollowsFileChanges(t *testing.T) {
 // then with every change made before the call in the index; a changed
 // ignore file sends the next call back to a walk.
 func TestDaemonAnswersIndexWhenFollowed(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	const build = "test-build"
 	serveWith(t, ServeOptions{Root: root, Identity: build, FormatIndex: func(sum index.Summary, _ bool) ([]byte, error) {
 		return json.Marshal(sum)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
+
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
@@ -34,8 +36,8 @@ func (a *AuthService) Login(user, password string) (string, error) {
 func issueToken(user string) string { return "t-" + user }
 `
 
-// workspace is an indexed workspace with sockets in a private directory.
-func workspace(t *testing.T) string {
+// testWorkspace is an indexed workspace with sockets in a private directory.
+func testWorkspace(t *testing.T) string {
 	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
@@ -117,7 +119,7 @@ func request(root, identity string, input []byte) *hookcall.Request {
 
 // The daemon answers exactly what the hook answers in its own process.
 func TestDaemonAnswersAsInProcess(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	serve(t, root, "build-1")
 	ctx := context.Background()
 	want, err := hooks.Run(ctx, "user-prompt-submit", prompt(root, "in-process"), hooks.Options{Root: root})
@@ -141,7 +143,7 @@ func TestDaemonAnswersAsInProcess(t *testing.T) {
 // A client of another build is refused, and the daemon makes way for one of
 // that build.
 func TestDaemonRefusesAnotherBuild(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	done := serve(t, root, "build-1")
 	resp, err := hookcall.Call(context.Background(), request(root, "build-2", prompt(root, "s")))
 	if err != nil {
@@ -167,7 +169,7 @@ func TestDaemonRefusesAnotherBuild(t *testing.T) {
 // only once it listens. Spinning on the file catches a socket bound but not
 // yet listening.
 func TestSocketAppearsListening(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	sock, err := hookcall.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +203,7 @@ func TestSocketAppearsListening(t *testing.T) {
 // A daemon whose socket another daemon replaced stops, and leaves the new
 // socket in place.
 func TestDaemonLeavesItsReplacement(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	done := serve(t, root, "build-1")
 	sock, _ := hookcall.SocketPath(root)
 	other := filepath.Join(filepath.Dir(sock), "other.sock")
@@ -224,7 +226,7 @@ func TestDaemonLeavesItsReplacement(t *testing.T) {
 }
 
 func TestOneDaemonPerWorkspace(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	serve(t, root, "build-1")
 	if err := Serve(context.Background(), ServeOptions{Root: root, Identity: "build-1"}); !errors.Is(err, ErrRunning) {
 		t.Errorf("second daemon: %v, want ErrRunning", err)
@@ -238,11 +240,11 @@ func TestDaemonStopsWhenItsFilesAreDeleted(t *testing.T) {
 	for name, remove := range map[string]func(root string) error{
 		// Short names: the test's name is in the socket's path, which
 		// may hold 107 bytes.
-		"dir":   func(root string) error { return os.RemoveAll(store.Dir(root)) },
+		"dir":   func(root string) error { return os.RemoveAll(workspace.Dir(root)) },
 		"state": func(root string) error { return os.Remove(store.StatePath(root)) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			root := workspace(t)
+			root := testWorkspace(t)
 			done := serve(t, root, "build-1")
 			if err := remove(root); err != nil {
 				t.Fatal(err)
@@ -257,7 +259,7 @@ func TestDaemonStopsWhenItsFilesAreDeleted(t *testing.T) {
 }
 
 func TestCallWithoutDaemon(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	if _, err := hookcall.Call(context.Background(), request(root, "build-1", prompt(root, "s"))); !errors.Is(err, hookcall.ErrNoDaemon) {
 		t.Errorf("Call: %v, want hookcall.ErrNoDaemon", err)
 	}
@@ -283,7 +285,7 @@ func TestSocketDirMustBePrivate(t *testing.T) {
 // hooks.daemon: false in the workspace's configuration stops a running
 // daemon (the hook processes stop asking it at once).
 func TestDaemonStopsWhenTurnedOff(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	done := serve(t, root, "build-1")
 	if err := os.WriteFile(config.File(root), []byte("hooks:\n  daemon: false\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -295,17 +297,10 @@ func TestDaemonStopsWhenTurnedOff(t *testing.T) {
 	}
 }
 
-// The hook client finds workspaces by the state directory the store uses.
-func TestStateDirIsTheStores(t *testing.T) {
-	if hookcall.StateDir != store.DirName {
-		t.Errorf("hookcall.StateDir %q, store.DirName %q", hookcall.StateDir, store.DirName)
-	}
-}
-
 // A damaged index file stops the daemon: the caller answers in its own
 // process, whose store.Open moves the file aside and starts a new index.
 func TestDaemonStopsOnACorruptIndex(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	done := serve(t, root, "build-1")
 	if err := os.WriteFile(store.Path(root), []byte("garbage, not an index"), 0o644); err != nil {
 		t.Fatal(err)

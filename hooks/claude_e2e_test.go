@@ -28,7 +28,7 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 	if _, err := os.Stat(fake); err != nil {
 		t.Skipf("fake API script: %v", err)
 	}
-	root := workspace(t)
+	root := testWorkspace(t)
 	// As a person runs it: the thin client installed on PATH (bin is ctxls,
 	// and init runs in ctxls-core beside it), and the project's shared
 	// settings naming ctxls, not this machine's path (decision 0098).

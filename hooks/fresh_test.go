@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -285,7 +286,7 @@ func TestCheckoutRendersCheckedOutFiles(t *testing.T) {
 				t.Errorf("defaultCheckRedirect not shown after the checkout:\n%s", got)
 			}
 			if tc.daemon {
-				log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+				log, _ := os.ReadFile(filepath.Join(workspace.Dir(root), "ctxls.log"))
 				if !bytes.Contains(log, []byte(`"daemon":true`)) {
 					t.Errorf("no call answered by the daemon; log:\n%s", log)
 				}

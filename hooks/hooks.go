@@ -23,9 +23,9 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/sources"
 	"github.com/ctxls/ctxls/store"
 )
@@ -94,7 +94,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	root := opts.Root
 	if root == "" {
-		root = hookcall.FindRoot(in.Cwd)
+		root = workspace.FindRoot(in.Cwd)
 	}
 	if _, err := os.Stat(store.Path(root)); err != nil {
 		return nil, fmt.Errorf("%w at %s", ErrNoIndex, root)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
+
 	"github.com/gofrs/flock"
 
 	"github.com/ctxls/ctxls/config"
@@ -50,8 +52,8 @@ func HandleLogin(svc *AuthService, user, pw string) string {
 }
 `
 
-// workspace returns an indexed temporary workspace.
-func workspace(t *testing.T) string {
+// testWorkspace returns an indexed temporary workspace.
+func testWorkspace(t *testing.T) string {
 	t.Helper()
 	root := quietDir(t)
 	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
@@ -155,7 +157,7 @@ func contextOf(t *testing.T, event, out string) string {
 }
 
 func TestEventsThroughBinary(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	sess := "sess-1"
 	authPath := filepath.Join(root, "auth", "auth.go")
 
@@ -239,7 +241,7 @@ func TestEventsThroughBinary(t *testing.T) {
 }
 
 func TestFailOpen(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	big := bytes.Repeat([]byte("a"), 10<<20)
 	cases := map[string][]byte{
 		"empty":      nil,
@@ -293,7 +295,7 @@ func TestFailOpen(t *testing.T) {
 // TestConcurrentHooks runs 20 hook processes of one session at once: no
 // duplicate injection and no "database is locked" failure.
 func TestConcurrentHooks(t *testing.T) {
-	exe, root := bin(t), workspace(t)
+	exe, root := bin(t), testWorkspace(t)
 	runs := make([]hookRun, 20)
 	dirs := make([]string, len(runs))
 	for i := range dirs {
@@ -364,7 +366,7 @@ func TestParseInputKeys(t *testing.T) {
 // answers from a new state file with the index intact.
 func TestDamagedStateFileIsMovedAside(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0")
-	root := workspace(t)
+	root := testWorkspace(t)
 	st, err := store.Open(context.Background(), root, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +404,7 @@ func TestDamagedStateFileIsMovedAside(t *testing.T) {
 // in the background, so that the calls after it answer again.
 func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 	t.Setenv("CTXLS_HOOK_DAEMON", "0")
-	root := workspace(t)
+	root := testWorkspace(t)
 	if err := damage.GoFiles(filepath.Join(root, "auth"), "auth", 300); err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +493,7 @@ func TestIndexHealsInTheBackground(t *testing.T) {
 			if !c.daemon {
 				t.Setenv("CTXLS_HOOK_DAEMON", "0")
 			}
-			root := workspace(t)
+			root := testWorkspace(t)
 			prompt := func(session string) string {
 				out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": session, "cwd": root, "prompt": ask}))
 				if code != 0 {
@@ -668,7 +670,7 @@ func waitStill(dir string) {
 func TestStateIsPrivateThroughBinary(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
-	root := workspace(t)
+	root := testWorkspace(t)
 	authPath := filepath.Join(root, "auth", "auth.go")
 	calls := []struct {
 		event string
@@ -696,14 +698,14 @@ func TestStateIsPrivateThroughBinary(t *testing.T) {
 		}
 	}
 	var bad []string
-	filepath.WalkDir(store.Dir(root), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(workspace.Dir(root), func(p string, d fs.DirEntry, err error) error {
 		info, ierr := d.Info()
 		if err != nil || ierr != nil {
 			return nil // a temporary file, gone
 		}
-		want := store.FilePerm
+		want := workspace.FilePerm
 		if d.IsDir() {
-			want = store.DirPerm
+			want = workspace.DirPerm
 		}
 		if info.Mode().Perm() != want {
 			bad = append(bad, fmt.Sprintf("%s %v", p, info.Mode()))
@@ -714,7 +716,7 @@ func TestStateIsPrivateThroughBinary(t *testing.T) {
 		t.Errorf("not private:\n%s", strings.Join(bad, "\n"))
 	}
 	for _, f := range []string{"ctxls.log", "index.db", "index.db-wal", "state.db"} {
-		if _, err := os.Stat(filepath.Join(store.Dir(root), f)); err != nil {
+		if _, err := os.Stat(filepath.Join(workspace.Dir(root), f)); err != nil {
 			t.Errorf("expected %s: %v", f, err)
 		}
 	}
@@ -726,7 +728,7 @@ func TestStdinThatNeverEnds(t *testing.T) {
 	if InputWait := hookcall.InputWait; InputWait != DefaultDeadline {
 		t.Fatalf("hookcall.InputWait %v, hooks.DefaultDeadline %v", InputWait, DefaultDeadline)
 	}
-	root := workspace(t)
+	root := testWorkspace(t)
 	for _, exe := range []string{bin(t), filepath.Join(filepath.Dir(bin(t)), "ctxls-core")} {
 		t.Run(filepath.Base(exe), func(t *testing.T) {
 			r, w, err := os.Pipe()
@@ -751,11 +753,11 @@ func TestStdinThatNeverEnds(t *testing.T) {
 			if took > DefaultDeadline+time.Second {
 				t.Errorf("answered after %v; the deadline is %v", took, DefaultDeadline)
 			}
-			log, _ := os.ReadFile(filepath.Join(store.Dir(root), "ctxls.log"))
+			log, _ := os.ReadFile(filepath.Join(workspace.Dir(root), "ctxls.log"))
 			if !bytes.Contains(log, []byte("hook input not complete within the hook's deadline")) {
 				t.Errorf("not logged:\n%s", log)
 			}
-			os.Remove(filepath.Join(store.Dir(root), "ctxls.log"))
+			os.Remove(filepath.Join(workspace.Dir(root), "ctxls.log"))
 		})
 	}
 }

@@ -39,7 +39,7 @@ func TestContextWhileIndexing(t *testing.T) {
 				t.Setenv("CTXLS_HOOK_DAEMON", "0")
 				calls = 4
 			}
-			root := workspace(t)
+			root := testWorkspace(t)
 			// Enough code that each index run holds the index's write lock
 			// for a good part of a second or more.
 			fill := func(rev int) {

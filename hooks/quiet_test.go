@@ -13,7 +13,7 @@ import (
 // fresh session and after code prompts in the same session, whose
 // carried-over symbols must not pass the gate for them.
 func TestPromptHookQuiet(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	ask := func(sess, prompt string) (string, int) {
 		out, code := hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "hook_event_name": "UserPromptSubmit", "prompt": prompt}))
 		return contextOf(t, "user-prompt-submit", out), code
@@ -48,7 +48,7 @@ func TestPromptHookQuiet(t *testing.T) {
 // ctxls doctor's canaries run as probe sessions: nothing of them appears in
 // the activity later sessions are given.
 func TestProbeSessionsRecordNoActivity(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	for _, sess := range []string{ProbeSessionPrefix + "doctor-1", "real-session"} {
 		hook(t, "user-prompt-submit", input(map[string]any{"session_id": sess, "cwd": root, "prompt": "how does issueToken build tokens for " + sess}))
 	}

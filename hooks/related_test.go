@@ -10,7 +10,7 @@ import (
 // After a tool call, a file's "Related to" list is sent again only for
 // its new members.
 func TestRelatedListResentOnlyForNewMembers(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	authPath := filepath.Join(root, "auth", "auth.go")
 	read := func() string {
 		out, _ := hook(t, "post-tool-use", input(map[string]any{"session_id": "rel", "cwd": root, "hook_event_name": "PostToolUse",

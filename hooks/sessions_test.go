@@ -14,7 +14,7 @@ import (
 // tool; a file named only as a directory, and the calls of another
 // session, mark nothing.
 func TestPromptHistoryThroughBinary(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	const sess = "sess-history"
 	// The prompt names code in each of three files, so that all three
 	// are injected (a distant file leaves the focus).

@@ -32,7 +32,7 @@ func hookIn(t *testing.T, home, event string, fields map[string]any) string {
 // TestContextSourcesThroughBinary drives the rules injector, AGENTS.md,
 // README, keyword modes and discovery through real hook processes.
 func TestContextSourcesThroughBinary(t *testing.T) {
-	root := workspace(t)
+	root := testWorkspace(t)
 	home := t.TempDir()
 	sourcestest.WriteFiles(t, root, map[string]string{
 		".cursor/rules/go.mdc":     "---\ndescription: Go conventions\nglobs: \"**/*.go\"\nalwaysApply: false\n---\nGOGLOB: wrap errors with fmt.Errorf and %w.\n",

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/internal/indexdump"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
-	"github.com/ctxls/ctxls/store"
 )
 
 // secret is in every file outside the workspace; no byte of the index may
@@ -168,7 +168,7 @@ func TestIndexStaysInsideWorkspace(t *testing.T) {
 	// Every byte of the database, its WAL included: no table the dump
 	// leaves out holds the secret either.
 	for _, name := range []string{"index.db", "index.db-wal", "state.db", "state.db-wal"} {
-		data, err := os.ReadFile(filepath.Join(store.Dir(root), name))
+		data, err := os.ReadFile(filepath.Join(workspace.Dir(root), name))
 		if err != nil {
 			continue
 		}

@@ -128,7 +128,6 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 		Body:      b.distinct(own[len(sf.Entities)], maxFileBodyTerms),
 	})
 	fd.Whole = store.Doc{Path: fd.Docs[0].Path, Body: b.counted(src, maxWholeTerms, maxWholeTF)}
-	fd.WholeAside = IsAsidePath(rel)
 	for i := range sf.Entities {
 		e := &sf.Entities[i]
 		fd.Docs = append(fd.Docs, store.Doc{

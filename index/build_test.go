@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -37,7 +38,7 @@ func TestCountedKeepsTermFrequency(t *testing.T) {
 // whole-file documents carry term frequency, and a term repeated in the
 // query counts again.
 func TestWholeFileSearchUsesTermFrequency(t *testing.T) {
-	root := workspace(t, map[string]string{
+	root := testWorkspace(t, map[string]string{
 		"a/do.go": "package a\n\n// Do runs f with a retry: each retry waits, a retry gives up after n tries.\nfunc Do(f func() error, n int) error { return f() }\n",
 		// Files without the words keep their IDF positive (FTS5 gives a
 		// term in half of all documents no weight).
@@ -95,7 +96,7 @@ func TestWholeFileCorporaKeepTestsAside(t *testing.T) {
 	for _, p := range []string{"a/retry_test.go", "a/do_test.go", "b/wait_test.go", "c/x_test.go", "d/y_test.go", "e/z_test.go"} {
 		fixture[p] = "package t\n\nimport \"testing\"\n\n// retry retry\nfunc TestRetry(t *testing.T) {}\n"
 	}
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	_, st := run(t, root, config.Default())
 	ctx := context.Background()
 	paths := func(corpus store.Corpus, terms ...string) []string {
@@ -121,7 +122,7 @@ func TestWholeFileCorporaKeepTestsAside(t *testing.T) {
 		t.Fatalf("aside corpus: got %v, want the 6 tests and the doc", aside)
 	}
 	for _, p := range aside {
-		if !IsAsidePath(p) {
+		if !workspace.ClassOf(p).Aside() {
 			t.Fatalf("aside corpus holds %s", p)
 		}
 	}
@@ -132,26 +133,5 @@ func TestWholeFileCorporaKeepTestsAside(t *testing.T) {
 	run(t, root, config.Default())
 	if got := paths(store.CorpusAside, "retri"); len(got) != 6 {
 		t.Fatalf("after deleting a test: aside corpus %v, want 6 files", got)
-	}
-}
-
-func TestIsAsidePath(t *testing.T) {
-	tests := []struct {
-		path  string
-		aside bool
-	}{
-		{"net/http/server.go", false},
-		{"net/http/server_test.go", true},
-		{"docs/guide.md", true},
-		{"README.md", true},
-		{"examples/hello/main.go", true},
-		{"requests/packages/urllib3/util.py", true},
-		{"core/logx/logs.go", false},
-		{"rest/docker.go", false},
-	}
-	for _, tt := range tests {
-		if got := IsAsidePath(tt.path); got != tt.aside {
-			t.Errorf("IsAsidePath(%q) = %v, want %v", tt.path, got, tt.aside)
-		}
 	}
 }

@@ -49,7 +49,7 @@ func TestNewest(t *testing.T) {
 // file among the most recently modified before anything is offered, an
 // offered file (new or changed) after, each against its stored row.
 func TestEarlyParse(t *testing.T) {
-	root := workspace(t, map[string]string{
+	root := testWorkspace(t, map[string]string{
 		"go.mod":   "module ex\n",
 		"app/a.go": aGo,
 		"app/b.go": bGo,

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/store"
 )
 
 // Reasons a file is tracked but not parsed.
 const (
 	SkipTooLarge   = "too large"
 	SkipBinary     = "binary (NUL bytes)"
-	SkipGenerated  = "generated"
+	SkipGenerated  = store.SkipGenerated
 	SkipMinified   = "minified"
 	SkipUnreadable = "unreadable"
 	// A symbolic link whose real path is outside the workspace: never
@@ -37,7 +40,7 @@ func screen(path string, src []byte) (out []byte, skip, note string) {
 	if strings.HasSuffix(path, ".min.js") || strings.HasSuffix(path, ".min.css") || strings.HasSuffix(path, ".min.mjs") {
 		return nil, SkipMinified, ""
 	}
-	if isGenerated(src) {
+	if workspace.IsGenerated(src) {
 		return nil, SkipGenerated, ""
 	}
 	if looksMinified(path, src) {
@@ -47,31 +50,6 @@ func screen(path string, src []byte) (out []byte, skip, note string) {
 		return bytes.ToValidUTF8(src, []byte("\uFFFD")), "", NoteRepairedUTF8
 	}
 	return src, "", ""
-}
-
-// isGenerated recognises the conventional markers of generated code near the
-// top of a file: Go's "Code generated ... DO NOT EDIT." line and the
-// "@generated" tag used by many other generators.
-func isGenerated(src []byte) bool {
-	head := src
-	if len(head) > 2048 {
-		head = head[:2048]
-	}
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if bytes.Contains(line, []byte("Code generated")) && bytes.Contains(line, []byte("DO NOT EDIT")) {
-			return true
-		}
-		if bytes.Contains(line, []byte("@generated")) && bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) {
-			return true
-		}
-	}
-	return false
 }
 
 // looksMinified flags script files whose lines are far longer than any

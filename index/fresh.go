@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 )
@@ -78,7 +79,7 @@ func recordHead(ctx context.Context, st *store.Store, head string) error {
 // Busy reports whether another process (or another part of this one) holds
 // root's index lock: an index run is under way.
 func Busy(root string) bool {
-	l := flock.New(filepath.Join(store.Dir(root), "index.lock"))
+	l := flock.New(filepath.Join(workspace.Dir(root), "index.lock"))
 	ok, err := l.TryLock()
 	if err != nil || !ok {
 		return true
@@ -179,13 +180,13 @@ func (f *Fresh) Behind(ctx context.Context, stale int) {
 	if Busy(root) {
 		return // a run is under way; it finds the changes
 	}
-	marker := filepath.Join(store.Dir(root), "reindex-started")
+	marker := filepath.Join(workspace.Dir(root), "reindex-started")
 	if info, err := os.Stat(marker); err == nil && time.Since(info.ModTime()) < backgroundGrace {
 		if b, err := os.ReadFile(marker); err == nil && string(b) == head {
 			return // started moments ago, not yet holding the lock
 		}
 	}
-	if err := store.WriteFileAtomic(marker, []byte(head), store.FilePerm); err != nil {
+	if err := workspace.WriteFileAtomic(marker, []byte(head), workspace.FilePerm); err != nil {
 		log.Info("background index not started", zap.Error(err))
 		return
 	}

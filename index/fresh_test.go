@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -79,7 +80,7 @@ func TestFreshBehindStartsOneRunPerHead(t *testing.T) {
 		t.Errorf("GitHead with packed refs %q, want %q", got, want)
 	}
 	// A run records the HEAD: nothing more to catch up with.
-	os.Remove(filepath.Join(store.Dir(root), "reindex-started"))
+	os.Remove(filepath.Join(workspace.Dir(root), "reindex-started"))
 	if _, err := Run(ctx, st, opts); err != nil {
 		t.Fatal(err)
 	}

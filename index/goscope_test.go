@@ -128,7 +128,7 @@ func Local() {
 // TestGoScopedResolution checks each Go reference of a small module
 // against the definition Go's own scoping gives it, or none.
 func TestGoScopedResolution(t *testing.T) {
-	root := workspace(t, goScopeFiles)
+	root := testWorkspace(t, goScopeFiles)
 	_, st := run(t, root, config.Default())
 	cases := []struct {
 		from, name, qual string

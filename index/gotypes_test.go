@@ -75,7 +75,7 @@ func (c *Conn) AwayFromType() { c.mu.Lock() }
 // that a selector on an operand of unknown type binds only to the one
 // method in reach with its name.
 func TestGoTypedSelectors(t *testing.T) {
-	root := workspace(t, goTypesFiles)
+	root := testWorkspace(t, goTypesFiles)
 	_, st := run(t, root, config.Default())
 	for _, tc := range []struct {
 		from, name, qual string

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -71,7 +72,7 @@ func CheckHealth(ctx context.Context, st *store.Store, root string) (Health, err
 
 // lockPath is the file whose lock serialises index writers across
 // processes.
-func lockPath(root string) string { return filepath.Join(store.Dir(root), "index.lock") }
+func lockPath(root string) string { return filepath.Join(workspace.Dir(root), "index.lock") }
 
 // Locked says whether a process holds root's index lock now.
 func Locked(root string) (bool, error) {

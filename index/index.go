@@ -24,6 +24,7 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
@@ -623,7 +624,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			if before, err = w.EntityKeys(ctx, r.fd.File.ID); err != nil {
 				return err
 			}
-			if r.stored, err = st.RefsTx(ctx, w.Tx(), []int64{r.fd.File.ID}, nil); err != nil {
+			if r.stored, err = w.Refs(ctx, []int64{r.fd.File.ID}, nil); err != nil {
 				return err
 			}
 			err = w.ReplaceEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs)
@@ -633,7 +634,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
-		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole, r.fd.WholeAside); err != nil {
+		if err := w.PutWhole(ctx, r.fd.File.ID, &r.fd.Whole, r.fd.File.Class.Aside()); err != nil {
 			return fmt.Errorf("index %s: %w", r.cand.rel, err)
 		}
 		// A definition whose parent changed (a method whose type moved to
@@ -813,8 +814,8 @@ func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild, whole bo
 		}
 	}
 	if recount {
-		var docs int
-		if err := w.Tx().QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&docs); err != nil {
+		docs, err := w.CountEntities(ctx)
+		if err != nil {
 			return err
 		}
 		if err := w.SetMeta(ctx, "documents", fmt.Sprint(docs)); err != nil {
@@ -846,7 +847,7 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 	for _, r := range done {
 		skip[r.fd.File.ID] = true
 	}
-	refs, err := st.RefsTx(ctx, w.Tx(), nil, names)
+	refs, err := w.Refs(ctx, nil, names)
 	if err != nil {
 		return err
 	}
@@ -859,7 +860,7 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 	}
 	if len(need) > 0 {
 		need = uniq(need)
-		imports, err := st.RefsTx(ctx, w.Tx(), need, nil)
+		imports, err := w.Refs(ctx, need, nil)
 		if err != nil {
 			return err
 		}
@@ -954,7 +955,7 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	r := &result{job: j}
 	c := j.cand
 	f := &r.fd.File
-	*f = store.File{ID: FileID(c.rel), Path: c.rel, Lang: c.lang, Size: c.size, MTime: c.mtime, IndexedAt: time.Now().Unix()}
+	*f = store.File{ID: FileID(c.rel), Path: c.rel, Lang: c.lang, Class: workspace.ClassOf(c.rel), Size: c.size, MTime: c.mtime, IndexedAt: time.Now().Unix()}
 	if c.link != "" {
 		f.Skip = c.link
 		f.Hash = "symlink"
@@ -992,6 +993,9 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	text, skip, note := screen(c.rel, src)
 	if skip != "" {
 		f.Skip = skip
+		if skip == SkipGenerated {
+			f.Class |= workspace.Generated
+		}
 		return r
 	}
 	sf, err := x.Extract(ctx, c.rel, text)

@@ -178,7 +178,7 @@ func TestAnalyzerChangeRebuildsAsColdIndex(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			root := workspace(t, rebuildTree(tc.n))
+			root := testWorkspace(t, rebuildTree(tc.n))
 			_, st := run(t, root, config.Default())
 			addKeptState(t, st)
 			kept := keptState(t, st)
@@ -234,7 +234,7 @@ func entityCount(t *testing.T, rd *store.Store) int {
 func TestRebuildInvisibleUntilSwapped(t *testing.T) {
 	ctx := context.Background()
 	n := 2*batchFiles + 50
-	root := workspace(t, rebuildTree(n))
+	root := testWorkspace(t, rebuildTree(n))
 	_, st := run(t, root, config.Default())
 	rd, err := store.Open(ctx, root, store.Options{ReadOnly: true})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -105,7 +106,7 @@ func (fs *fileSet) tail(suffix, from string) string {
 func (fs *fileSet) dirFile(dir string) string {
 	ps, _ := fs.dirs(dir)
 	for _, p := range ps {
-		if !IsTestPath(p) {
+		if !workspace.IsTest(p) {
 			return p
 		}
 	}
@@ -542,41 +543,4 @@ func commonPrefix(a, b string) int {
 		n++
 	}
 	return n
-}
-
-// IsThirdPartyPath reports code that is most likely a copy of someone
-// else's: under extern/ or external/, or a Python package vendored under a
-// packages/ directory (requests/packages/urllib3). Vendor directories proper
-// are not indexed at all unless configured.
-func IsThirdPartyPath(p string) bool {
-	s := "/" + p
-	if strings.Contains(s, "/extern/") || strings.Contains(s, "/external/") {
-		return true
-	}
-	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
-}
-
-// IsDocPath reports documentation and examples.
-func IsDocPath(p string) bool {
-	ext := strings.ToLower(path.Ext(p))
-	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
-		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
-}
-
-// IsAsidePath reports tests, docs and third-party code: files that are
-// rarely what a question about the workspace's code is after, whose
-// whole-file documents are therefore kept out of the source corpus's
-// statistics (store.CorpusAside).
-func IsAsidePath(p string) bool {
-	return IsTestPath(p) || IsDocPath(p) || IsThirdPartyPath(p)
-}
-
-// IsTestPath reports whether a path looks like a test file or test data, by
-// the conventions of the supported languages.
-func IsTestPath(p string) bool {
-	base := path.Base(p)
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
-		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
 }

@@ -14,7 +14,7 @@ import (
 // tree with every kind of rule and compares its answers with what a whole
 // walk indexes: the file watchers must follow exactly the walk's files.
 func TestScopeAgreesWithWalk(t *testing.T) {
-	root := workspace(t, rulesTree())
+	root := testWorkspace(t, rulesTree())
 	cfg := config.Index{Exclude: []string{"conf/skip.go"}}
 	w := newWalker(root, cfg.Exclude, cfg.IncludeVendor)
 	cands, err := w.walk(context.Background(), nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -42,7 +43,7 @@ func (c *candidate) path(root string) string {
 
 // alwaysSkipped are directories that never hold the workspace's own source.
 var alwaysSkipped = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, ".ctxls": true,
+	".git": true, ".hg": true, ".svn": true, workspace.DirName: true,
 	"node_modules": true, "bower_components": true, "__pycache__": true,
 	".venv": true, "venv": true, ".tox": true, ".mypy_cache": true,
 	".pytest_cache": true, ".ruff_cache": true, ".next": true, ".nuxt": true,

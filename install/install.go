@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/hookevent"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Hook describes one hook ctxls installs.
@@ -218,11 +218,11 @@ func writeJSON(path string, doc map[string]any, old []byte, now time.Time) (chan
 	}
 	if old != nil {
 		backup = fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405"))
-		if err := store.WriteFileAtomic(backup, old, 0o644); err != nil {
+		if err := workspace.WriteFileAtomic(backup, old, 0o644); err != nil {
 			return false, "", err
 		}
 	}
-	return true, backup, store.WriteFileAtomic(path, out, 0o644)
+	return true, backup, workspace.WriteFileAtomic(path, out, 0o644)
 }
 
 // Plugin writes a Claude Code plugin into dir: the manifest, the hooks and
@@ -280,7 +280,7 @@ most relevant pieces into the conversation automatically. When you need more:
 		if !bytes.HasSuffix(data, []byte("\n")) {
 			data = append(data, '\n')
 		}
-		if err := store.WriteFileAtomic(p, data, 0o644); err != nil {
+		if err := workspace.WriteFileAtomic(p, data, 0o644); err != nil {
 			return written, err
 		}
 		written = append(written, p)
@@ -314,7 +314,7 @@ func EnsureGitignore(root string) (bool, error) {
 		data = append(data, '\n')
 	}
 	data = append(data, []byte(gitignoreMarker+"\n"+gitignoreLine+"\n")...)
-	return true, store.WriteFileAtomic(p, data, 0o644)
+	return true, workspace.WriteFileAtomic(p, data, 0o644)
 }
 
 // RemoveGitignore takes out of a workspace's .gitignore the lines
@@ -348,5 +348,5 @@ func RemoveGitignore(root string) (bool, error) {
 	if strings.TrimSpace(out) == "" {
 		return true, os.Remove(p)
 	}
-	return true, store.WriteFileAtomic(p, []byte(out), 0o644)
+	return true, workspace.WriteFileAtomic(p, []byte(out), 0o644)
 }

@@ -29,7 +29,7 @@ func TestClaudeCode(t *testing.T) {
 	if claude == "" || bin == "" {
 		t.Skip("CTXLS_CLAUDE_BIN and CTXLS_BIN not set (make test sets them when npm is there)")
 	}
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	if _, err := install.MCPConfig(filepath.Join(root, install.MCPFile), install.Options{Command: bin}); err != nil {
 		t.Fatal(err)
 	}

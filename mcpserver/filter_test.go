@@ -256,7 +256,7 @@ func filterSession(t *testing.T, srv *Server, maxLine int) *rawClient {
 // over the filter, at the protocol revision Claude Code speaks and at a
 // later one.
 func TestFilterBadLines(t *testing.T) {
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	for _, protocol := range []string{"2025-06-18", "2025-11-25"} {
 		t.Run(protocol, func(t *testing.T) {
 			c := filterClient(t, root, 0)
@@ -275,7 +275,7 @@ func TestFilterBadLines(t *testing.T) {
 // read; input before initialization and a last line without its newline
 // are answered too.
 func TestFilterLimits(t *testing.T) {
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c := filterClient(t, root, 1000)
 	const head, tail = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"`, `"}}`
 	atLimit := head + strings.Repeat("x", 1000-len(head)-len(tail)) + tail
@@ -297,7 +297,7 @@ func TestFilterLimits(t *testing.T) {
 // TestFilterBatches: under 2025-03-26, which has batches, good batches
 // reach the SDK and are answered; bad ones are refused whole.
 func TestFilterBatches(t *testing.T) {
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c := filterClient(t, root, 0)
 	c.initialize("2025-03-26")
 	c.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"two","method":"ping"}]`)

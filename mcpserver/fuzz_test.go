@@ -21,7 +21,7 @@ import (
 // fuzzServer is a server over the fixture's index, with a home of its own
 // (memory_write may write a global memory).
 func fuzzServer(f *testing.F) (*Server, string) {
-	root := workspace(f, fixture)
+	root := testWorkspace(f, fixture)
 	srv, err := New(Options{Root: root, Version: "fuzz", Home: f.TempDir()})
 	if err != nil {
 		f.Fatal(err)

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 // and links go to the database, searches read the refreshed local cache.
 func TestMemoryToolsOnTheEnterpriseDatabase(t *testing.T) {
 	srv := pg.Need(t)
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	os.MkdirAll(filepath.Join(root, ".ctxls"), 0o755)
 	cfg := "memory:\n  enterprise:\n    backend: postgres\n    schema: mcp_team\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxls", "config.yaml"), []byte(cfg), 0o644); err != nil {

@@ -37,7 +37,7 @@ func TestAutoRequestIsTheEditorsRequest(t *testing.T) {
 	}
 	for n := 1; n <= len(steps); n++ {
 		// A fresh workspace for each prefix of the steps.
-		root := workspace(t, fixture)
+		root := testWorkspace(t, fixture)
 		st, err := store.Open(ctx, root, store.Options{})
 		if err != nil {
 			t.Fatal(err)

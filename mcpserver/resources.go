@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
 	"github.com/ctxls/ctxls/retrieval"
 	"github.com/ctxls/ctxls/store"
@@ -65,7 +66,7 @@ func cutLines(md string, limit int) string {
 }
 
 // autoPath is the language server's auto-context file.
-func (s *Server) autoPath() string { return filepath.Join(store.Dir(s.opts.Root), AutoContextFile) }
+func (s *Server) autoPath() string { return filepath.Join(workspace.Dir(s.opts.Root), AutoContextFile) }
 
 func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	data, err := wspath.ReadFile(s.opts.Root, s.autoPath())

@@ -27,7 +27,7 @@ func rulesWorkspace(t testing.TB) (root, home string) {
 		"AGENTS.md":                  "# Agents\n\nRun make test before committing.\n",
 		"docs/guide.md":              "# Guide\n\n## Login\n\nHow users log in.\n",
 	})
-	root, home = workspace(t, files), t.TempDir()
+	root, home = testWorkspace(t, files), t.TempDir()
 	ctx := context.Background()
 	st, err := store.Open(ctx, root, store.Options{})
 	if err != nil {

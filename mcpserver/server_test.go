@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,8 +52,8 @@ func main() {
 `,
 }
 
-// workspace writes files under a new root and indexes it.
-func workspace(t testing.TB, files map[string]string) string {
+// testWorkspace writes files under a new root and indexes it.
+func testWorkspace(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	if real, err := filepath.EvalSymlinks(root); err == nil {
@@ -199,7 +201,7 @@ func TestInitialize(t *testing.T) {
 	if len(instructions) > 2048 || len(instructions) < 200 {
 		t.Fatalf("instructions are %d bytes, want a useful text of at most 2 KB", len(instructions))
 	}
-	c := connect(t, Options{Root: workspace(t, fixture)})
+	c := connect(t, Options{Root: testWorkspace(t, fixture)})
 	res := c.InitializeResult()
 	if res.ServerInfo.Name != "ctxls" || res.ServerInfo.Version != "test" {
 		t.Errorf("server info %+v", res.ServerInfo)
@@ -239,7 +241,7 @@ func TestInitialize(t *testing.T) {
 
 func TestResources(t *testing.T) {
 	ctx := context.Background()
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c := connect(t, Options{Root: root})
 
 	list, err := c.ListResources(ctx, nil)
@@ -270,7 +272,7 @@ func TestResources(t *testing.T) {
 
 	// The language server's file is served as it is.
 	want := "<auto-context>\n## Related Code\n\nfrom the language server\n</auto-context>\n"
-	if err := store.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := readText(t, c, AutoURI); got != want {
@@ -303,7 +305,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestFileSections(t *testing.T) {
-	c := connect(t, Options{Root: workspace(t, fixture), FileSections: []FileSection{
+	c := connect(t, Options{Root: testWorkspace(t, fixture), FileSections: []FileSection{
 		func(_ context.Context, _, path string) (string, error) {
 			if path != "auth/auth.go" {
 				return "", nil
@@ -325,14 +327,14 @@ func TestSubscribeAutoContext(t *testing.T) {
 	for _, protocol := range []string{"2025-06-18", ""} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
 			ctx := context.Background()
-			root := workspace(t, fixture)
+			root := testWorkspace(t, fixture)
 			c := connectVersion(t, Options{Root: root}, protocol)
 			if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: AutoURI}); err != nil {
 				t.Fatal(err)
 			}
 			for i, body := range []string{"first version", "second version"} {
 				want := fmt.Sprintf("<auto-context>\n%s\n</auto-context>\n", body)
-				if err := store.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
+				if err := workspace.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				waitUpdated(t, c, AutoURI)
@@ -357,7 +359,7 @@ func TestSubscribeAutoContext(t *testing.T) {
 
 func TestActivityListsWorkingSet(t *testing.T) {
 	ctx := context.Background()
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	// What the language server or the hook daemon records in the shared
 	// store, through a store that stays open (opening and closing one
 	// touches the index file, which the server also watches).
@@ -407,7 +409,7 @@ func TestActivityListsWorkingSet(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
-	c := connect(t, Options{Root: workspace(t, fixture)})
+	c := connect(t, Options{Root: testWorkspace(t, fixture)})
 
 	var q ContextQueryOutput
 	text, isErr := call(t, c, "context_query", map[string]any{"text": "where does Login check the password", "max_tokens": 1500}, &q)
@@ -471,7 +473,7 @@ func hasNeighbour(ns []Neighbour, relation, qname string) bool {
 
 func TestInvalidArguments(t *testing.T) {
 	ctx := context.Background()
-	c := connect(t, Options{Root: workspace(t, fixture)})
+	c := connect(t, Options{Root: testWorkspace(t, fixture)})
 	cases := []struct {
 		tool string
 		args any
@@ -514,7 +516,7 @@ func TestNoIndex(t *testing.T) {
 		t.Errorf("auto without an index: %q", got)
 	}
 	// The index appears later: the server picks it up.
-	ws := workspace(t, fixture)
+	ws := testWorkspace(t, fixture)
 	if err := os.Rename(filepath.Join(ws, ".ctxls"), filepath.Join(root, ".ctxls")); err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +539,7 @@ func TestOutputCap(t *testing.T) {
 		fmt.Fprintf(&b, "// Caller%03d logs someone in with a long and descriptive comment that takes room.\nfunc Caller%03d() bool { return Login(\"user\", \"pass\") }\n\n", i, i)
 	}
 	files["auth/callers.go"] = b.String()
-	root := workspace(t, files)
+	root := testWorkspace(t, files)
 
 	const limit = 4000
 	c := connect(t, Options{Root: root, MaxOutputBytes: limit})
@@ -613,7 +615,7 @@ func TestFilePath(t *testing.T) {
 
 func TestStateDirectoryReplaced(t *testing.T) {
 	ctx := context.Background()
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c := connect(t, Options{Root: root})
 	if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: AutoURI}); err != nil {
 		t.Fatal(err)
@@ -623,7 +625,7 @@ func TestStateDirectoryReplaced(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	workspace2 := workspace(t, fixture)
+	workspace2 := testWorkspace(t, fixture)
 	if err := os.Rename(filepath.Join(workspace2, ".ctxls"), dir); err != nil {
 		t.Fatal(err)
 	}
@@ -631,7 +633,7 @@ func TestStateDirectoryReplaced(t *testing.T) {
 	// holds is new).
 	waitUpdated(t, c, AutoURI)
 	want := "<auto-context>\nafter the rebuild\n</auto-context>\n"
-	if err := store.WriteFileAtomic(filepath.Join(dir, AutoContextFile), []byte(want), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, AutoContextFile), []byte(want), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	waitUpdated(t, c, AutoURI)
@@ -645,7 +647,7 @@ func TestStateDirectoryReplaced(t *testing.T) {
 }
 
 func TestMemoryTools(t *testing.T) {
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c := connect(t, Options{Root: root, Home: t.TempDir()})
 
 	var w MemoryRef

@@ -14,7 +14,7 @@ import (
 // first opened the index without one.
 func TestStoreFollowsTheStateFile(t *testing.T) {
 	ctx := context.Background()
-	root := workspace(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n\nfunc B() {}\n"})
+	root := testWorkspace(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n\nfunc B() {}\n"})
 	srv, err := New(Options{Root: root})
 	if err != nil {
 		t.Fatal(err)

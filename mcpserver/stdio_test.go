@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ctxls/ctxls/store"
 )
 
 // TestBinaryStdio drives the built binary's `ctxls mcp` over stdio with the
@@ -33,7 +32,7 @@ func TestBinaryStdio(t *testing.T) {
 func testBinary(t *testing.T, bin, protocol string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	c, cmd, stderr := startBinary(ctx, t, bin, root, protocol)
 	cs := c.ClientSession
 	if got := cs.InitializeResult().ServerInfo.Name; got != "ctxls" {
@@ -68,7 +67,7 @@ func testBinary(t *testing.T, bin, protocol string) {
 		}
 	}
 	want := "<auto-context>\n## Symbol: Login\n\nedited just now\n</auto-context>\n"
-	if err := store.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(root, ".ctxls", AutoContextFile), []byte(want), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	waitUpdated(t, c, AutoURI)
@@ -169,7 +168,7 @@ func TestBinaryBadLines(t *testing.T) {
 	if bin == "" {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
-	root := workspace(t, fixture)
+	root := testWorkspace(t, fixture)
 	cmd := exec.Command(bin, "mcp", "--root", root)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stderr bytes.Buffer

@@ -11,11 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/fsnotify/fsnotify"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
-
-	"github.com/ctxls/ctxls/store"
 )
 
 const (
@@ -52,7 +51,7 @@ func (s *Server) Watch(ctx context.Context) (io.Closer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("file watcher: %w", err)
 	}
-	dir := store.Dir(s.opts.Root)
+	dir := workspace.Dir(s.opts.Root)
 	inDir := true
 	if err := w.Add(dir); err != nil {
 		if !errors.Is(err, os.ErrNotExist) {

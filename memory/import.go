@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // ImportReport says what Import did with every file and edge of the source:
@@ -83,7 +83,7 @@ func (s *Store) Import(ctx context.Context, src string, scope Scope) (*ImportRep
 		if inPlace {
 			for _, name := range []string{"index.json", "graph.json"} {
 				if data, err := os.ReadFile(filepath.Join(src, name)); err == nil {
-					if err := store.WriteFileAtomic(filepath.Join(src, name+".bak"), data, 0o644); err != nil {
+					if err := workspace.WriteFileAtomic(filepath.Join(src, name+".bak"), data, 0o644); err != nil {
 						return err
 					}
 				}

@@ -54,7 +54,9 @@ func TestRebuildIndexesLikeSync(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, ".claude", "memory")
 	os.MkdirAll(filepath.Join(dir, "archive"), 0o755)
-	for i := range 2*batchRows + 5 {
+	// More than two of the store's multi-row inserts (32 rows each).
+	const n = 69
+	for i := range n {
 		m := newMem(fmt.Sprintf("gotcha-note-%03d", i), Gotcha, "tag-a", fmt.Sprintf("tag%d", i%7))
 		m.Content = fmt.Sprintf("Word%d and parseConfigFile %d, repeated repeated.\n", i, i%5)
 		m.Files = []string{fmt.Sprintf("pkg/file%d.go", i%3)}
@@ -75,7 +77,7 @@ func TestRebuildIndexesLikeSync(t *testing.T) {
 	s := openStore(t, root)
 	ctx := context.Background()
 	st, err := s.Sync(ctx)
-	if err != nil || st.Indexed != 2*batchRows+5 || st.Files != 2*batchRows+6 {
+	if err != nil || st.Indexed != n || st.Files != n+1 {
 		t.Fatalf("sync: %+v %v", st, err)
 	}
 	want := indexDump(t, s)
@@ -83,7 +85,7 @@ func TestRebuildIndexesLikeSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := s.Rebuild(ctx, Project)
-	if err != nil || rep.Memories != 2*batchRows+5 || len(rep.Skipped) != 1 {
+	if err != nil || rep.Memories != n || len(rep.Skipped) != 1 {
 		t.Fatalf("rebuild: %+v %v", rep, err)
 	}
 	got := indexDump(t, s)

@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -20,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/store"
 )
 
 // ErrNoIndex means the store was opened without the workspace's full-text
@@ -88,37 +88,26 @@ func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, cur map[s
 		}
 	}
 	stats.Files = len(cur)
-	scopes := make([]any, 0, len(dirs))
+	scopes := make([]string, 0, len(dirs))
 	for sc := range dirs {
 		scopes = append(scopes, string(sc))
 	}
-	db := s.index.DB()
-	rows, err := db.QueryContext(ctx, `SELECT id, path, size, mtime FROM memories WHERE scope IN (`+strings.TrimSuffix(strings.Repeat("?,", len(scopes)), ",")+`)`, scopes...)
+	stored, err := s.index.MemoryStats(ctx, scopes)
 	if err != nil {
-		return stats, fmt.Errorf("read memory index: %w", err)
+		return stats, err
 	}
 	var gone []int64
 	known := map[string]bool{}
-	for rows.Next() {
-		var id, size, mtime int64
-		var path string
-		if err := rows.Scan(&id, &path, &size, &mtime); err != nil {
-			rows.Close()
-			return stats, err
-		}
-		st, ok := cur[path]
-		if ok && st.size == size && st.mtime == mtime {
-			known[path] = true
+	for _, m := range stored {
+		st, ok := cur[m.Path]
+		if ok && st.size == m.Size && st.mtime == m.MTime {
+			known[m.Path] = true
 			continue
 		}
-		gone = append(gone, id)
+		gone = append(gone, m.ID)
 		if !ok {
 			stats.Removed++
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return stats, err
 	}
 	var changed []string
 	for p := range cur {
@@ -142,8 +131,8 @@ func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, cur map[s
 		}
 		gone = nil
 	}
-	var n int
-	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
+	n, err := s.index.CountMemories(ctx)
+	if err != nil {
 		return stats, err
 	}
 	return stats, s.index.SetMeta(ctx, "memory_docs", strconv.Itoa(n))
@@ -174,7 +163,7 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 			mems[i], errs[i] = ms[j], es[j]
 		}
 	}
-	rows := make([]memoryRow, len(changed))
+	rows := make([]store.MemoryRow, len(changed))
 	parallel(ctx, len(changed), func() func(int) {
 		ra := newRowAnalyzer() // one per worker: its caches are not safe for concurrent use
 		return func(i int) { rows[i] = ra.row(changed[i], cur[changed[i]], mems[i], errs[i]) }
@@ -186,64 +175,19 @@ func (s *Store) syncBatch(ctx context.Context, cur map[string]fileStat, dirs map
 	// whenever a rowid is not above the last one written in the
 	// transaction, so rows in hash order would write a segment (and merge
 	// it) every other row; a B-tree also appends faster than it inserts.
-	slices.SortFunc(rows, func(a, b memoryRow) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(rows, func(a, b store.MemoryRow) int { return cmp.Compare(a.ID, b.ID) })
 	slices.Sort(gone)
 
-	// The statements are short and many: a cancellable context would make
-	// the driver watch each one in a goroutine. ctx is checked between
-	// batches instead.
-	qctx := context.WithoutCancel(ctx)
-	tx, err := s.index.BeginIndex(qctx)
-	if err != nil {
-		return 0, fmt.Errorf("update memory index: %w", err)
-	}
-	defer tx.Rollback()
-	for _, id := range gone {
-		if _, err := tx.ExecContext(qctx, `DELETE FROM fts_memories WHERE rowid = ?`, id); err != nil {
-			return 0, fmt.Errorf("update memory index: %w", err)
-		}
-		if _, err := tx.ExecContext(qctx, `DELETE FROM memories WHERE id = ?`, id); err != nil {
-			return 0, fmt.Errorf("update memory index: %w", err)
+	docs := 0
+	for _, r := range rows {
+		if r.Skip == "" {
+			docs++
 		}
 	}
-	insRow, err := prepareBatch(qctx, tx, `INSERT OR REPLACE INTO memories(id, path, size, mtime, skip, scope, slug, type, title, tags, severity, files, created, updated, terms) VALUES`, 15)
-	if err != nil {
-		return 0, fmt.Errorf("update memory index: %w", err)
+	if err := s.index.WriteMemories(ctx, gone, rows); err != nil {
+		return 0, err
 	}
-	defer insRow.close()
-	insDoc, err := prepareBatch(qctx, tx, `INSERT INTO fts_memories(rowid, title, tags, files, body) VALUES`, 5)
-	if err != nil {
-		return 0, fmt.Errorf("update memory index: %w", err)
-	}
-	defer insDoc.close()
-	err = insRow.insert(qctx, len(rows), func(i int, dst []any) []any {
-		r := &rows[i]
-		return append(dst, r.id, r.path, r.size, r.mtime, r.skip, r.scope, r.slug, r.typ, r.title, r.tags, r.severity, r.files, r.created, r.updated, r.terms)
-	})
-	if err != nil {
-		return 0, fmt.Errorf("index memories: %w", err)
-	}
-	docs := slices.DeleteFunc(slices.Clone(rows), func(r memoryRow) bool { return r.skip != "" })
-	err = insDoc.insert(qctx, len(docs), func(i int, dst []any) []any {
-		r := &docs[i]
-		return append(dst, r.id, r.ftsTitle, r.ftsTags, r.ftsFiles, r.ftsBody)
-	})
-	if err != nil {
-		return 0, fmt.Errorf("index memories: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("update memory index: %w", err)
-	}
-	return len(docs), nil
-}
-
-// memoryRow is one file's row in memories and, unless skipped, its
-// document in fts_memories.
-type memoryRow struct {
-	id, size, mtime, created, updated    int64
-	path, skip, scope, slug, typ, title  string
-	tags, severity, files, terms         string
-	ftsTitle, ftsTags, ftsFiles, ftsBody string
+	return docs, nil
 }
 
 // rowAnalyzer turns memories into rows, reusing its analyzer's word cache
@@ -258,21 +202,21 @@ func newRowAnalyzer() *rowAnalyzer {
 }
 
 // row analyzes one file's memory (or records why it is not one).
-func (ra *rowAnalyzer) row(path string, st fileStat, m *Memory, err error) memoryRow {
+func (ra *rowAnalyzer) row(path string, st fileStat, m *Memory, err error) store.MemoryRow {
 	an := ra.an
-	r := memoryRow{id: docID(path), path: path, size: st.size, mtime: st.mtime, scope: string(st.scope)}
+	r := store.MemoryRow{ID: docID(path), Path: path, Size: st.size, MTime: st.mtime, Scope: string(st.scope)}
 	if err != nil {
-		r.skip = reason(err, path)
+		r.Skip = reason(err, path)
 		return r
 	}
 	ft := FieldTerms(an, m)
 	title, tags, files, body := ft[FieldTitle], ft[FieldTags], ft[FieldFiles], ft[FieldBody]
-	r.scope, r.slug, r.typ, r.title = string(m.Scope), m.Slug, string(m.Type), m.Title
-	r.tags, r.severity, r.files = strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n")
-	r.created, r.updated = m.Created.UnixMilli(), m.Updated.UnixMilli()
-	r.terms = ra.distinct(title, tags, files, body)
-	r.ftsTitle, r.ftsTags = strings.Join(title, " "), strings.Join(tags, " ")
-	r.ftsFiles, r.ftsBody = strings.Join(files, " "), strings.Join(body, " ")
+	r.Scope, r.Slug, r.Type, r.Title = string(m.Scope), m.Slug, string(m.Type), m.Title
+	r.Tags, r.Severity, r.Files = strings.Join(m.Tags, " "), m.Severity, strings.Join(m.Files, "\n")
+	r.Created, r.Updated = m.Created.UnixMilli(), m.Updated.UnixMilli()
+	r.Terms = ra.distinct(title, tags, files, body)
+	r.FTSTitle, r.FTSTags = strings.Join(title, " "), strings.Join(tags, " ")
+	r.FTSFiles, r.FTSBody = strings.Join(files, " "), strings.Join(body, " ")
 	return r
 }
 
@@ -359,25 +303,16 @@ const pruneCommonAbove = 1000
 // BM25F weights of title, tags, files, body.
 const bm25Weights = "8.0, 4.0, 4.0, 1.0"
 
-const summaryCols = `m.scope, m.slug, m.type, m.title, m.tags, m.severity, m.files, m.path, m.created, m.updated, m.terms`
-
-type scanner interface{ Scan(...any) error }
-
-func scanSummary(r scanner, extra ...any) (Summary, []string, error) {
-	var sm Summary
-	var sc, typ, tags, files, terms string
-	var created, updated int64
-	dst := append([]any{&sc, &sm.Slug, &typ, &sm.Title, &tags, &sm.Severity, &files, &sm.Path, &created, &updated, &terms}, extra...)
-	if err := r.Scan(dst...); err != nil {
-		return sm, nil, err
+// summaryOf converts a stored memory summary, and returns its distinct
+// analysed terms.
+func summaryOf(m store.MemorySummary) (Summary, []string) {
+	sm := Summary{Scope: Scope(m.Scope), Slug: m.Slug, Type: Type(m.Type), Title: m.Title, Severity: m.Severity, Path: m.Path}
+	sm.Tags = strings.Fields(m.Tags)
+	if m.Files != "" {
+		sm.Files = strings.Split(m.Files, "\n")
 	}
-	sm.Scope, sm.Type = Scope(sc), Type(typ)
-	sm.Tags = strings.Fields(tags)
-	if files != "" {
-		sm.Files = strings.Split(files, "\n")
-	}
-	sm.Created, sm.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
-	return sm, strings.Fields(terms), nil
+	sm.Created, sm.Updated = time.UnixMilli(m.Created).UTC(), time.UnixMilli(m.Updated).UTC()
+	return sm, strings.Fields(m.Terms)
 }
 
 // Search ranks the memories for a text with the full-text index, best
@@ -414,38 +349,22 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		match.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
 	}
-	where, args := filters(q)
+	f := filterOf(q)
 	// Filters apply after ranking; fetch more candidates when filtering.
 	fetch := q.Limit
-	if where != "" {
+	if !f.Empty() {
 		fetch = max(q.Limit*10, 200)
 	}
-	// bm25() is only available in the FTS query itself, so the score is
-	// computed there and carried out by rank.
-	sqlText := `SELECT ` + summaryCols + `, -f.rank
-		FROM (SELECT rowid, bm25(fts_memories, ` + bm25Weights + `) AS rank FROM fts_memories WHERE fts_memories MATCH ? ORDER BY rank LIMIT ?) f
-		JOIN memories m ON m.id = f.rowid WHERE m.skip = ''` + where + ` ORDER BY f.rank LIMIT ?`
-	all := append([]any{match.String(), fetch}, args...)
-	all = append(all, q.Limit)
-	rows, err := s.index.DB().QueryContext(ctx, sqlText, all...)
+	found, err := s.index.SearchMemories(ctx, store.MemoryQuery{Match: match.String(), Weights: BM25Weights(), Filter: f, Fetch: fetch, Limit: q.Limit})
 	if err != nil {
-		return nil, fmt.Errorf("search memories: %w", err)
-	}
-	defer rows.Close()
-	var hits []Hit
-	var docTerms [][]string
-	for rows.Next() {
-		var h Hit
-		sm, dt, err := scanSummary(rows, &h.Score)
-		if err != nil {
-			return nil, err
-		}
-		h.Summary = sm
-		hits = append(hits, h)
-		docTerms = append(docTerms, dt)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	hits := make([]Hit, 0, len(found))
+	docTerms := make([][]string, 0, len(found))
+	for _, m := range found {
+		sm, dt := summaryOf(m)
+		hits = append(hits, Hit{Summary: sm, Score: m.Score})
+		docTerms = append(docTerms, dt)
 	}
 	for i := range hits {
 		hits[i].Relevance = coverage(terms, docTerms[i], idf)
@@ -453,32 +372,17 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-func filters(q Query) (string, []any) {
-	var b strings.Builder
-	var args []any
-	in := func(col string, vals []string) {
-		if len(vals) == 0 {
-			return
-		}
-		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
-	}
-	var scopes, types []string
+// filterOf is q's restrictions as the store takes them.
+func filterOf(q Query) store.MemoryFilter {
+	var f store.MemoryFilter
 	for _, s := range q.Scopes {
-		scopes = append(scopes, string(s))
+		f.Scopes = append(f.Scopes, string(s))
 	}
 	for _, t := range q.Types {
-		types = append(types, string(t))
+		f.Types = append(f.Types, string(t))
 	}
-	in("m.scope", scopes)
-	in("m.type", types)
-	for _, t := range q.Tags {
-		b.WriteString(" AND (' ' || m.tags || ' ') LIKE ?")
-		args = append(args, "% "+t+" %")
-	}
-	return b.String(), args
+	f.Tags = q.Tags
+	return f
 }
 
 // idf returns each term's inverse document frequency over the memories
@@ -488,20 +392,14 @@ func (s *Store) idf(ctx context.Context, terms []string) (idf, share map[string]
 	if n, err = s.docCount(ctx); err != nil {
 		return nil, nil, 0, err
 	}
-	// One lookup per term: fts5vocab answers term = ? from the index, while
-	// term IN (...) scans the whole vocabulary.
-	stmt, err := s.index.DB().PrepareContext(ctx, `SELECT doc FROM fts_memories_vocab WHERE term = ?`)
+	dfs, err := s.index.MemoryDocFreqs(ctx, terms)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
+		return nil, nil, 0, err
 	}
-	defer stmt.Close()
 	idf = make(map[string]float64, len(terms))
 	share = make(map[string]float64, len(terms))
 	for _, t := range terms {
-		var df float64
-		if err := stmt.QueryRowContext(ctx, t).Scan(&df); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, nil, 0, fmt.Errorf("memory term statistics: %w", err)
-		}
+		df := dfs[t]
 		idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
 		if n > 0 {
 			share[t] = df / n
@@ -518,11 +416,8 @@ func (s *Store) docCount(ctx context.Context) (float64, error) {
 			return n, nil
 		}
 	}
-	var n float64
-	if err := s.index.DB().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE skip = ''`).Scan(&n); err != nil {
-		return 0, err
-	}
-	return n, nil
+	n, err := s.index.CountMemories(ctx)
+	return float64(n), err
 }
 
 // coverage is the IDF-weighted share of query terms found in a document.
@@ -548,17 +443,13 @@ func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
 		return nil, ErrNoIndex
 	}
 	path = strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "./")
-	rows, err := s.index.DB().QueryContext(ctx, `SELECT `+summaryCols+` FROM memories m WHERE m.files != '' AND m.skip = '' ORDER BY m.slug`)
+	attached, err := s.index.AttachedMemories(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("attached memories: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []Hit
-	for rows.Next() {
-		sm, _, err := scanSummary(rows)
-		if err != nil {
-			return nil, err
-		}
+	for _, m := range attached {
+		sm, _ := summaryOf(m)
 		best := 0.0
 		for _, f := range sm.Files {
 			f = strings.TrimPrefix(f, "./")
@@ -575,7 +466,7 @@ func (s *Store) Attached(ctx context.Context, path string) ([]Hit, error) {
 			out = append(out, Hit{Summary: sm, Relevance: best})
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SyncAge is the maxAge every long-lived or per-call reader (hooks, the
@@ -632,16 +523,11 @@ func (s *Store) watchedDirs(ctx context.Context, dirs map[Scope]string) ([]strin
 	for _, d := range dirs {
 		set[d] = true
 	}
-	rows, err := s.index.DB().QueryContext(ctx, `SELECT path FROM memories`)
+	paths, err := s.index.MemoryPaths(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
+	for _, p := range paths {
 		set[filepath.Dir(p)] = true
 	}
 	out := make([]string, 0, len(set))
@@ -649,7 +535,7 @@ func (s *Store) watchedDirs(ctx context.Context, dirs map[Scope]string) ([]strin
 		out = append(out, d)
 	}
 	sort.Strings(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 // dirSignature hashes the modification times of directories (a missing one

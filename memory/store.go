@@ -18,6 +18,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -378,7 +379,7 @@ func (s *Store) lockedWith(ctx context.Context, scope Scope, loadIdx bool, fn fu
 		if err != nil {
 			return err
 		}
-		if err := store.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o644); err != nil {
+		if err := workspace.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
@@ -387,7 +388,7 @@ func (s *Store) lockedWith(ctx context.Context, scope Scope, loadIdx bool, fn fu
 		if err != nil {
 			return err
 		}
-		if err := store.WriteFileAtomic(filepath.Join(dir, "graph.json"), append(data, '\n'), 0o644); err != nil {
+		if err := workspace.WriteFileAtomic(filepath.Join(dir, "graph.json"), append(data, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
@@ -488,7 +489,7 @@ func (st *scopeState) save(m *Memory) error {
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(m.Path, data, 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(m.Path, data, 0o644); err != nil {
 		return err
 	}
 	st.index.Memories[m.Slug] = entryOf(m)

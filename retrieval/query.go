@@ -26,7 +26,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/analyzer"
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -446,7 +446,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if maxLex > 0 {
 			lexN = c.lex / maxLex
 		}
-		score := provisional(c) * demotion(e.Path, wantTests, wantDocs)
+		score := provisional(c) * demotion(e.Class, wantTests, wantDocs)
 		if e.Kind == "file" {
 			// A file entity summarises its declarations (and matches on
 			// its path); among entities, the declarations are the answer.
@@ -544,15 +544,16 @@ const (
 	classThirdParty           // copies of someone else's code
 )
 
-// classOf classifies p; tests and docs count as source when the message
-// asks about them.
-func classOf(p string, wantTests, wantDocs bool) pathClass {
+// classOf ranks a file of class c (the indexer's, store.File.Class) as
+// one kind of code; tests and docs count as source when the message asks
+// about them.
+func classOf(c workspace.Class, wantTests, wantDocs bool) pathClass {
 	switch {
-	case !wantTests && index.IsTestPath(p):
+	case !wantTests && c.Has(workspace.Test):
 		return classTest
-	case !wantDocs && index.IsDocPath(p):
+	case !wantDocs && c.Has(workspace.Doc):
 		return classDoc
-	case index.IsThirdPartyPath(p):
+	case c.Has(workspace.ThirdParty):
 		return classThirdParty
 	}
 	return classSource
@@ -561,8 +562,8 @@ func classOf(p string, wantTests, wantDocs bool) pathClass {
 // demotion scales down entities of tests and documentation unless the
 // message is about them, and of copies of third-party code: they are useful
 // context but rarely where a change belongs.
-func demotion(p string, wantTests, wantDocs bool) float64 {
-	if classOf(p, wantTests, wantDocs) == classSource {
+func demotion(c workspace.Class, wantTests, wantDocs bool) float64 {
+	if classOf(c, wantTests, wantDocs) == classSource {
 		return 1
 	}
 	return testDemotion
@@ -570,8 +571,8 @@ func demotion(p string, wantTests, wantDocs bool) float64 {
 
 // fileDemotion is demotion for ranking files, with factors fitted on the
 // dev set (docs/EVAL.md).
-func fileDemotion(p string, wantTests, wantDocs bool) float64 {
-	switch classOf(p, wantTests, wantDocs) {
+func fileDemotion(c workspace.Class, wantTests, wantDocs bool) float64 {
+	switch classOf(c, wantTests, wantDocs) {
 	case classTest:
 		return fileTestDemotion
 	case classDoc:
@@ -991,7 +992,7 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 			continue
 		}
 		sig := f.sig
-		sig.Demotion = fileDemotion(e.Path, wantTests, wantDocs)
+		sig.Demotion = fileDemotion(e.Class, wantTests, wantDocs)
 		sig.Size = sizePrior(sizes[f.id])
 		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {
 			return nil, err

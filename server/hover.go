@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
@@ -61,7 +62,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	} else {
 		return nil, nil
 	}
-	if inStateDir(rel) {
+	if workspace.InDir(rel) {
 		// The auto-context (or its preview): a word in it is looked up in
 		// the index, never among the preview's own headings.
 		local = nil
@@ -74,7 +75,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil || t == nil {
 		return nil, err
 	}
-	if !inStateDir(rel) {
+	if !workspace.InDir(rel) {
 		f.eng.Record(engine.Activity{Type: engine.SymbolHover, Path: rel, Symbol: word, Line: line})
 	}
 	var parts []string

@@ -28,8 +28,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/overlay"
-	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -414,16 +414,10 @@ func (s *Server) folderFor(abs string) (*folder, string) {
 // or taken for what the person works on, whatever the editor sends.
 func (s *Server) sourceFolderFor(abs string) (*folder, string) {
 	f, rel := s.folderFor(abs)
-	if inStateDir(rel) {
+	if workspace.InDir(rel) {
 		return nil, ""
 	}
 	return f, rel
-}
-
-// inStateDir reports whether rel (slash-separated, relative to a folder
-// root) is the state directory or inside it.
-func inStateDir(rel string) bool {
-	return rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/")
 }
 
 func (s *Server) allFolders() []*folder {

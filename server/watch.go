@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -36,7 +37,7 @@ func newWatcher(f *folder) (*watcher, error) {
 
 func (w *watcher) run() {
 	defer close(w.done)
-	stateDir := store.Dir(w.f.root)
+	stateDir := workspace.Dir(w.f.root)
 	for {
 		select {
 		case ev, ok := <-w.tree.Events():

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/hookevent"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/sources/discover"
-	"github.com/ctxls/ctxls/store"
 )
 
 // Discovery suggests the agents, commands, skills and output styles that
@@ -35,7 +35,7 @@ func (s *Discovery) Discover(ctx context.Context, ev *Event) discover.Result {
 	if !cfg.Enabled {
 		return discover.Result{SkipReason: discover.Disabled}
 	}
-	cacheFile := filepath.Join(ev.Root, store.DirName, "discovery-cache.json")
+	cacheFile := filepath.Join(ev.Root, workspace.DirName, "discovery-cache.json")
 	s.once.Do(func() {
 		s.d = discover.New(cfg.CacheSize)
 		if err := s.d.Cache().Load(cacheFile); err != nil {

@@ -29,7 +29,7 @@ func (s *Store) RecordActivity(ctx context.Context, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	tx, err := s.BeginState(ctx)
+	tx, err := s.beginStateWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("record activity: %w", err)
 	}

@@ -65,7 +65,7 @@ type HistoryUpdate struct {
 
 // UpdateHistory applies u.
 func (s *Store) UpdateHistory(ctx context.Context, u HistoryUpdate) error {
-	tx, err := s.BeginIndex(ctx)
+	tx, err := s.beginIndexWrite(ctx)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (s *Store) Files(ctx context.Context) (map[string]File, error) {
 	return out, nil
 }
 
-const fileCols = `id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at`
+const fileCols = `id, path, lang, class, size, mtime, hash, skip, note, pkg, indexed_at`
 
 // scanFiles reads rows of fileCols, keeping those keep accepts (nil: all).
 func scanFiles(rows *sql.Rows, keep func(*File) bool) ([]File, error) {
@@ -34,7 +34,7 @@ func scanFiles(rows *sql.Rows, keep func(*File) bool) ([]File, error) {
 	var out []File
 	for rows.Next() {
 		var f File
-		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
+		if err := rows.Scan(&f.ID, &f.Path, &f.Lang, &f.Class, &f.Size, &f.MTime, &f.Hash, &f.Skip, &f.Note, &f.Pkg, &f.IndexedAt); err != nil {
 			return nil, classify(err)
 		}
 		if keep == nil || keep(&f) {
@@ -57,14 +57,14 @@ func (s *Store) FileByPath(ctx context.Context, path string) (f File, ok bool, e
 	return files[0], true, nil
 }
 
-const entityCols = `e.id, e.file_id, coalesce(e.parent_id, 0), e.kind, e.name, e.qname, e.start_line, e.end_line, e.signature, e.doc, f.path`
+const entityCols = `e.id, e.file_id, coalesce(e.parent_id, 0), e.kind, e.name, e.qname, e.start_line, e.end_line, e.signature, e.doc, f.path, f.class`
 
 func scanEntities(rows *sql.Rows) ([]Entity, error) {
 	defer rows.Close()
 	var out []Entity
 	for rows.Next() {
 		var e Entity
-		if err := rows.Scan(&e.ID, &e.FileID, &e.ParentID, &e.Kind, &e.Name, &e.QName, &e.StartLine, &e.EndLine, &e.Signature, &e.Doc, &e.Path); err != nil {
+		if err := rows.Scan(&e.ID, &e.FileID, &e.ParentID, &e.Kind, &e.Name, &e.QName, &e.StartLine, &e.EndLine, &e.Signature, &e.Doc, &e.Path, &e.Class); err != nil {
 			return nil, classify(err)
 		}
 		out = append(out, e)
@@ -227,11 +227,6 @@ func definitions(ctx context.Context, db querier, t *tableNames, names []string)
 // in names, with their row ids (for re-resolution).
 func (s *Store) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Ref, error) {
 	return refs(ctx, s.db, fileIDs, names)
-}
-
-// RefsTx is Refs inside a transaction.
-func (s *Store) RefsTx(ctx context.Context, tx *sql.Tx, fileIDs []int64, names []string) ([]Ref, error) {
-	return refs(ctx, tx, fileIDs, names)
 }
 
 func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]Ref, error) {
@@ -522,12 +517,6 @@ func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	return true, nil
 }
 
-// SearchTerm runs a one-term full-text query and returns the best limit
-// documents with their BM25F score for that term.
-func (s *Store) SearchTerm(ctx context.Context, term string, w FieldWeights, limit int) ([]Hit, error) {
-	return s.Search(ctx, []string{term}, w, limit)
-}
-
 // ScoreDocs returns, for one term, the BM25F score of each of ids that
 // contains it (ids without the term are absent).
 func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids []int64) (map[int64]float64, error) {
@@ -590,7 +579,7 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	}
 	// File entities are named by base name and indexed NOCASE, so a prefix
 	// LIKE finds the candidates without scanning the file list.
-	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
+	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
 		FROM entities e JOIN files f ON f.id = e.id
 		WHERE e.name LIKE ? ESCAPE '\' AND e.kind = 'file' AND f.skip = '' ORDER BY length(f.path) LIMIT 64`, escapeLike(base)+".%")
 	if err != nil {

@@ -51,7 +51,7 @@ func (t *tableNames) sql(q string) string { return t.r.Replace(q) }
 // writers of the live tables are not affected: BeginRebuildWrite writes the
 // new tables, and SwapRebuild replaces the live ones in one transaction.
 func (s *Store) StartRebuild(ctx context.Context) error {
-	tx, err := s.BeginIndex(ctx)
+	tx, err := s.beginIndexWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("start rebuild: %w", err)
 	}

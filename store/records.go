@@ -1,5 +1,7 @@
 package store
 
+import "github.com/ctxls/ctxls/internal/workspace"
+
 // RefKind classifies a reference row. It is stored as a small integer to keep
 // the refs table compact.
 type RefKind int
@@ -35,9 +37,12 @@ func ParseRefKind(s string) RefKind {
 
 // File is a tracked file.
 type File struct {
-	ID    int64
-	Path  string // slash-separated, relative to the workspace root
-	Lang  string
+	ID   int64
+	Path string // slash-separated, relative to the workspace root
+	Lang string
+	// Class is what kind of file it is, decided by the indexer (tests,
+	// docs and third-party code are ranked down).
+	Class workspace.Class
 	Size  int64
 	MTime int64 // UnixNano
 	Hash  string
@@ -62,8 +67,10 @@ type Entity struct {
 	EndLine   int
 	Signature string
 	Doc       string
-	// Path is filled by queries that join files; it is not written.
-	Path string
+	// Path and Class are the file's, filled by queries that join files;
+	// they are not written with the entity.
+	Path  string
+	Class workspace.Class
 }
 
 // Ref is a stored reference.
@@ -96,9 +103,9 @@ type FileData struct {
 	Entities []Entity
 	Refs     []Ref
 	Docs     []Doc
-	// Whole is the file's whole-file document: Path and Body are used.
+	// Whole is the file's whole-file document: Path and Body are used. It
+	// goes in the corpus of tests, docs and third-party code, whose
+	// statistics are kept apart from the source's, when File.Class is
+	// Aside.
 	Whole Doc
-	// WholeAside puts Whole in the corpus of tests, docs and third-party
-	// code, whose statistics are kept apart from the source's.
-	WholeAside bool
 }

@@ -44,14 +44,14 @@ func TestReplaceRefs(t *testing.T) {
 			if err := w.PutFile(ctx, fd, false); err != nil {
 				t.Fatal(err)
 			}
-			old, err := s.RefsTx(ctx, w.Tx(), []int64{id}, nil)
+			old, err := w.Refs(ctx, []int64{id}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := w.ReplaceRefs(ctx, old, tt.next); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.RefsTx(ctx, w.Tx(), []int64{id}, nil)
+			got, err := w.Refs(ctx, []int64{id}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

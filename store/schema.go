@@ -1,5 +1,12 @@
 package store
 
+import (
+	"context"
+	"database/sql"
+
+	"github.com/ctxls/ctxls/internal/workspace"
+)
+
 // applicationID marks a SQLite file as a ctxls index ("ctx1"), so that a
 // foreign database at the same path is recognised and never written into.
 const applicationID = 0x63747831
@@ -7,7 +14,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -263,7 +270,68 @@ CREATE VIRTUAL TABLE fts_commits USING fts5(
 	tokenize='unicode61 remove_diacritics 0'
 );
 `,
+	// Version 7: each file's class (workspace.Class: test, doc,
+	// third-party, generated, as bits; 0 for source), decided by the
+	// indexer and read by ranking, which no longer works it out from the
+	// path at query time (decision 0102). Existing rows are classified by
+	// backfills[6], so that an index upgrades without a re-index.
+	6: `
+ALTER TABLE files ADD COLUMN class INTEGER NOT NULL DEFAULT 0;
+`,
 }
+
+// backfills[v] runs after migrations[v], in the same transaction, for what
+// SQL alone cannot compute.
+var backfills = map[int]func(context.Context, *sql.Tx) error{
+	6: classifyFiles,
+}
+
+// classifyFiles sets the class of every file row as the indexer would have.
+func classifyFiles(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, path, skip FROM files`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id    int64
+		class workspace.Class
+	}
+	var classed []row
+	for rows.Next() {
+		var id int64
+		var p, skip string
+		if err := rows.Scan(&id, &p, &skip); err != nil {
+			rows.Close()
+			return err
+		}
+		c := workspace.ClassOf(p)
+		if skip == SkipGenerated {
+			c |= workspace.Generated
+		}
+		if c != workspace.Source {
+			classed = append(classed, row{id, c})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	upd, err := tx.PrepareContext(ctx, `UPDATE files SET class = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	for _, r := range classed {
+		if _, err := upd.ExecContext(ctx, int64(r.class), r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SkipGenerated is the skip reason of a generated file (index.SkipGenerated),
+// which the version 7 backfill reads from the rows.
+const SkipGenerated = "generated"
 
 // secondaryIndexes are created after the tables. A cold index run drops them
 // and builds them once at the end, which is several times faster than

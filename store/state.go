@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -114,7 +115,7 @@ CREATE INDEX IF NOT EXISTS state.prompt_injections_path ON prompt_injections(ses
 `
 
 // StatePath returns the state database of a workspace root.
-func StatePath(root string) string { return filepath.Join(Dir(root), "state.db") }
+func StatePath(root string) string { return filepath.Join(workspace.Dir(root), "state.db") }
 
 // statePath is the state database beside an index file.
 func statePath(index string) string { return filepath.Join(filepath.Dir(index), "state.db") }
@@ -280,7 +281,7 @@ func initState(ctx context.Context, path string, busy time.Duration) error {
 	db.SetMaxOpenConns(1)
 	// Created here with FilePerm: SQLite would create it readable by all
 	// (less the umask), and its -wal and -shm files with its mode.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FilePerm)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
 	if err != nil {
 		return fmt.Errorf("open state %s: %w", path, err)
 	}
@@ -365,14 +366,14 @@ func openStateWriter(path string, busy time.Duration, single bool) *sql.DB {
 	return db
 }
 
-// BeginState starts a write transaction on the state database alone
+// beginStateWrite starts a write transaction on the state database alone
 // (sessions, activity, kv), waiting for other writers of that file up to the
 // busy timeout but never for a writer of the index. Its statements name the
 // state tables without a schema. A read-only store has no state writer of
 // its own: its transaction runs on its one connection, where the index is
 // read-only and so not locked, and writes what that connection attached
 // (the file, or an empty state in memory when there is none).
-func (s *Store) BeginState(ctx context.Context) (*sql.Tx, error) {
+func (s *Store) beginStateWrite(ctx context.Context) (*sql.Tx, error) {
 	db := s.state
 	if db == nil {
 		db = s.db

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/damage"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // tablesIn lists the tables of one schema of s's connections.
@@ -295,7 +296,7 @@ func TestDeletedFilesAreNotRecreatedByNewConnections(t *testing.T) {
 				t.Errorf("%s file recreated by a new connection: %v", name, err)
 			}
 			// An ATTACH that took the URI for a file name would create it.
-			for _, dir := range []string{".", root, Dir(root)} {
+			for _, dir := range []string{".", root, workspace.Dir(root)} {
 				if stray, _ := filepath.Glob(filepath.Join(dir, "file:*")); len(stray) > 0 {
 					t.Errorf("stray files: %v", stray)
 				}
@@ -333,7 +334,7 @@ func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
 		err = hook.RecordActivity(ctx, Activity{Session: "s", Origin: "assistant", Type: "prompt", Text: "q"})
 		if err == nil {
 			var tx *sql.Tx
-			if tx, err = hook.BeginState(ctx); err == nil {
+			if tx, err = hook.beginStateWrite(ctx); err == nil {
 				if _, err = tx.ExecContext(ctx, `INSERT INTO session_stats(session, updated) VALUES('s', 1)
 					ON CONFLICT(session) DO UPDATE SET updated = excluded.updated`); err == nil {
 					err = tx.Commit()
@@ -356,7 +357,7 @@ func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
 		hook.Close()
 	}
 	// Index writers still exclude each other from the start of their
-	// transactions: BeginIndex claims the lock before anything is written.
+	// transactions: beginIndexWrite claims the lock before anything is written.
 	other, err := Open(ctx, root, Options{BusyTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +373,7 @@ func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
 	}
 
 	// Nor does an index writer wait for a state transaction.
-	tx, err := other.BeginState(ctx)
+	tx, err := other.beginStateWrite(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,15 @@
 // The store is the state shared by the long-running language server and the
 // short-lived hook and CLI processes. It runs in WAL mode so that any number
 // of readers proceed while one process writes; writers take the write lock
-// of the one file they write up front (BeginIndex, BeginState) and wait for
-// each other with a busy timeout, so that an index run never holds up the
-// hooks' writes of session state, nor they it.
+// of the one file they write up front (beginIndexWrite, beginStateWrite) and
+// wait for each other with a busy timeout, so that an index run never holds
+// up the hooks' writes of session state, nor they it.
+//
+// Every SQL statement of ctxls is here, behind named methods: the index
+// (files, entities, references, full-text), the git history, the memories
+// (memories.go), the collector's session tables (collector.go), the prompt
+// history and the activity. Other packages never see the database
+// (TestLayering in package layering_test holds it).
 package store
 
 import (
@@ -16,27 +22,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/mattn/go-sqlite3"
-)
-
-// DirName is the per-workspace directory holding the index and ctxls's
-// other state files.
-const DirName = ".ctxls"
-
-// DirPerm and FilePerm are the modes of the state directory and of every
-// file in it, whatever the umask: the index holds the workspace's code and
-// the state file the person's prompts, which others on the machine must not
-// read. SQLite gives a database's -wal and -shm files the mode of the
-// database file.
-const (
-	DirPerm  os.FileMode = 0o700
-	FilePerm os.FileMode = 0o600
 )
 
 // ErrNoIndex is returned by Open in read-only mode when no index exists.
@@ -50,7 +42,7 @@ var ErrCorrupt = errors.New("index is corrupt or not a ctxls index")
 type Store struct {
 	db *sql.DB
 	// state is a connection of the state database's own, for its write
-	// transactions (BeginState); nil for a read-only store.
+	// transactions (beginStateWrite); nil for a read-only store.
 	state    *sql.DB
 	path     string
 	readOnly bool
@@ -59,11 +51,8 @@ type Store struct {
 	Recovered string
 }
 
-// Dir returns the state directory of a workspace root.
-func Dir(root string) string { return filepath.Join(root, DirName) }
-
 // Path returns the index file of a workspace root.
-func Path(root string) string { return filepath.Join(Dir(root), "index.db") }
+func Path(root string) string { return filepath.Join(workspace.Dir(root), "index.db") }
 
 // Options control Open.
 type Options struct {
@@ -109,11 +98,11 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 		return s, nil
 	}
 	if opts.Existing {
-		if _, err := os.Stat(Dir(root)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(workspace.Dir(root)); errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoIndex
 		}
 	}
-	if err := ensureDir(Dir(root)); err != nil {
+	if err := workspace.EnsureDir(root); err != nil {
 		return nil, err
 	}
 	s, err := open(ctx, path, opts)
@@ -193,7 +182,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// _txlock=deferred: BEGIN IMMEDIATE takes the write lock of every
 	// database of the connection, the attached state file's too, so an
 	// index run's transactions kept the hooks' state writes waiting
-	// (issue 23). Index writes claim the index's lock alone (BeginIndex).
+	// (issue 23). Index writes claim the index's lock alone (beginIndexWrite).
 	dsn := fileURI(path) + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
 		"&_txlock=deferred&_foreign_keys=0&_cache_size=-32000&_stmt_cache_size=64"
 	if opts.ReadOnly {
@@ -203,7 +192,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// the file was deleted under a long-running process must fail, not
 		// create an empty database that hides the deletion from the
 		// process's check for it (the server's ensureStore) for good.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FilePerm)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
 		if err != nil {
 			return nil, fmt.Errorf("open index %s: %w", path, err)
 		}
@@ -279,13 +268,14 @@ func (s *Store) check(ctx context.Context) error {
 	}
 }
 
-// BeginIndex starts a write transaction on the index file that holds its
+// beginIndexWrite starts a write transaction on the index file that holds its
 // write lock from the start, as BEGIN IMMEDIATE would, waiting for other
 // writers up to the busy timeout; but unlike BEGIN IMMEDIATE it leaves the
 // attached state database unlocked, so that hooks record their sessions
-// and activity (BeginState) while an index run writes. Packages that own
-// tables of the index (memory) write them through it.
-func (s *Store) BeginIndex(ctx context.Context) (*sql.Tx, error) {
+// and activity (beginStateWrite) while an index run writes. Every write of
+// the index file (the code tables, the memories, the history) goes through
+// it.
+func (s *Store) beginIndexWrite(ctx context.Context) (*sql.Tx, error) {
 	// meta exists in every index Open returns.
 	return s.beginIndex(ctx, "UPDATE main.meta SET value = value WHERE 0")
 }
@@ -328,6 +318,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return classify(fmt.Errorf("migrate index to version %d: %w", v+1, err))
 		}
+		if fill := backfills[v]; fill != nil {
+			if err := fill(ctx, tx); err != nil {
+				return classify(fmt.Errorf("migrate index to version %d: %w", v+1, err))
+			}
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
 		return err
@@ -366,63 +361,6 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Path returns the index file's path.
 func (s *Store) Path() string { return s.path }
-
-// EnsureDir creates root's state directory, private to the user, with a
-// .gitignore that keeps all of it out of version control. A directory that
-// others may read (made by an earlier ctxls, or under a wide umask) is
-// made private, with everything in it.
-func EnsureDir(root string) error { return ensureDir(Dir(root)) }
-
-func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, DirPerm); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	// MkdirAll applies the umask, and an existing directory keeps its mode.
-	info, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	if info.Mode().Perm()&^DirPerm != 0 {
-		if err := tighten(dir); err != nil {
-			return err
-		}
-	}
-	gi := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
-		if err := WriteFileAtomic(gi, []byte("# Created by ctxls: everything here is derived state.\n*\n"), FilePerm); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tighten makes dir and everything in it private to the user: directories
-// DirPerm, files FilePerm less what they lacked (an executable stays so
-// only for the user).
-func tighten(dir string) error {
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.Chmod(p, DirPerm)
-		case d.Type().IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			if mode := info.Mode().Perm(); mode&^DirPerm != 0 {
-				return os.Chmod(p, mode&DirPerm)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("make %s private: %w", dir, err)
-	}
-	return nil
-}
 
 // Meta returns a value from the meta table ("" when absent).
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {

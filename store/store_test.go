@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 func openTest(t *testing.T, root string) *Store {
@@ -150,7 +152,7 @@ func TestCorruptIndexIsMovedAsideAndRebuilt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			os.MkdirAll(Dir(root), 0o755)
+			os.MkdirAll(workspace.Dir(root), 0o755)
 			tt.write(t, Path(root))
 			if _, err := Open(context.Background(), root, Options{ReadOnly: true}); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("read-only open of a bad index: err = %v, want ErrCorrupt", err)
@@ -222,40 +224,6 @@ func TestReadersDuringWrite(t *testing.T) {
 	w.Rollback()
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		write func(string, []byte, os.FileMode) error
-	}{
-		{"WriteFileAtomic", WriteFileAtomic},
-		{"ReplaceFile", ReplaceFile},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := filepath.Join(dir, "f.md")
-			if err := tc.write(p, []byte("one"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := tc.write(p, []byte("two"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			data, _ := os.ReadFile(p)
-			info, _ := os.Stat(p)
-			entries, _ := os.ReadDir(dir)
-			if string(data) != "two" || info.Mode().Perm() != 0o600 || len(entries) != 1 {
-				t.Fatalf("content %q mode %v entries %d", data, info.Mode(), len(entries))
-			}
-			// A write that fails leaves the old content and no temporary file.
-			if err := tc.write(filepath.Join(dir, "missing", "f.md"), []byte("x"), 0o644); err == nil {
-				t.Fatal("write into a missing directory succeeded")
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-				t.Fatalf("entries after a failed write: %d", len(entries))
-			}
-		})
-	}
-}
-
 func TestFullTextRowsMapToEntityIDs(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
@@ -317,7 +285,7 @@ func TestFullTextRowsMapToEntityIDs(t *testing.T) {
 func TestSchemaVersion1IsRebuiltKeepingSessions(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	if err := os.MkdirAll(Dir(root), 0o755); err != nil {
+	if err := os.MkdirAll(workspace.Dir(root), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", "file:"+Path(root))
@@ -437,8 +405,7 @@ func TestRootWithURICharacters(t *testing.T) {
 
 // The state directory and the files in it are private to the user whatever
 // the umask, and an existing directory others could read is made private
-// on open; files written elsewhere with WriteFileAtomic (the memory store,
-// shared through git) keep the umask.
+// on open (workspace.WriteFileAtomic keeps the umask elsewhere).
 func TestStateIsPrivate(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
@@ -448,11 +415,11 @@ func TestStateIsPrivate(t *testing.T) {
 	}{
 		{"new", func(string) {}},
 		{"existing, readable by all", func(root string) {
-			os.Mkdir(Dir(root), 0o755)
-			os.Chmod(Dir(root), 0o755)
-			os.WriteFile(filepath.Join(Dir(root), "ctxls.log"), []byte("x\n"), 0o644)
-			os.Mkdir(filepath.Join(Dir(root), "sub"), 0o755)
-			os.WriteFile(filepath.Join(Dir(root), "sub", "f"), nil, 0o666)
+			os.Mkdir(workspace.Dir(root), 0o755)
+			os.Chmod(workspace.Dir(root), 0o755)
+			os.WriteFile(filepath.Join(workspace.Dir(root), "ctxls.log"), []byte("x\n"), 0o644)
+			os.Mkdir(filepath.Join(workspace.Dir(root), "sub"), 0o755)
+			os.WriteFile(filepath.Join(workspace.Dir(root), "sub", "f"), nil, 0o666)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -466,24 +433,16 @@ func TestStateIsPrivate(t *testing.T) {
 			if err := st.RecordActivity(context.Background(), Activity{Origin: "editor", Type: "file_open", Path: "a.go"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteFileAtomic(filepath.Join(Dir(root), "cache.json"), []byte("{}"), FilePerm); err != nil {
+			if err := workspace.WriteFileAtomic(filepath.Join(workspace.Dir(root), "cache.json"), []byte("{}"), workspace.FilePerm); err != nil {
 				t.Fatal(err)
 			}
-			checkPrivate(t, Dir(root), "index.db-wal", "state.db-shm")
+			checkPrivate(t, workspace.Dir(root), "index.db-wal", "state.db-shm")
 		})
-	}
-	// Outside the state directory, the umask applies.
-	p := filepath.Join(t.TempDir(), "memory.md")
-	if err := WriteFileAtomic(p, []byte("x"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if info, _ := os.Stat(p); info.Mode().Perm() != 0o644 {
-		t.Errorf("WriteFileAtomic with 0o666 under umask 022: %v", info.Mode())
 	}
 }
 
-// checkPrivate fails unless dir and every directory in it are DirPerm and
-// every other file in it FilePerm, and the files named exist.
+// checkPrivate fails unless dir and every directory in it are workspace.DirPerm and
+// every other file in it workspace.FilePerm, and the files named exist.
 func checkPrivate(t *testing.T, dir string, want ...string) {
 	t.Helper()
 	seen := map[string]bool{}
@@ -497,7 +456,7 @@ func checkPrivate(t *testing.T, dir string, want ...string) {
 			return nil // removed meanwhile (a temporary file)
 		}
 		seen[d.Name()] = true
-		if perm, wantPerm := info.Mode().Perm(), map[bool]os.FileMode{true: DirPerm, false: FilePerm}[d.IsDir()]; perm != wantPerm {
+		if perm, wantPerm := info.Mode().Perm(), map[bool]os.FileMode{true: workspace.DirPerm, false: workspace.FilePerm}[d.IsDir()]; perm != wantPerm {
 			t.Errorf("%s: %v, want %v", p, perm, wantPerm)
 		}
 		return nil

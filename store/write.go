@@ -105,7 +105,7 @@ func (w *Writer) Next(ctx context.Context) (*Writer, error) {
 // beginWrite starts a writer on the tables t; entities are numbered from
 // nextSeq, or after the highest stored seq when it is 0.
 func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*Writer, error) {
-	tx, err := s.BeginIndex(ctx)
+	tx, err := s.beginIndexWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +114,9 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insFile, `INSERT INTO {files}(id, path, lang, size, mtime, hash, skip, note, pkg, indexed_at)
-			VALUES(?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(path) DO UPDATE SET id=excluded.id, lang=excluded.lang, size=excluded.size,
+		{&w.insFile, `INSERT INTO {files}(id, path, lang, class, size, mtime, hash, skip, note, pkg, indexed_at)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(path) DO UPDATE SET id=excluded.id, lang=excluded.lang, class=excluded.class, size=excluded.size,
 			mtime=excluded.mtime, hash=excluded.hash, skip=excluded.skip, note=excluded.note,
 			pkg=excluded.pkg, indexed_at=excluded.indexed_at`},
 		{&w.delDocs, `DELETE FROM {fts} WHERE rowid IN (SELECT seq FROM {entities} WHERE file_id = ?)`},
@@ -203,7 +203,7 @@ func (w *Writer) PutFile(ctx context.Context, fd *FileData, replace bool) error 
 	if err := w.PutEntities(ctx, f.ID, fd.Entities, fd.Docs, replace); err != nil {
 		return fmt.Errorf("store %s: %w", f.Path, err)
 	}
-	if err := w.PutWhole(ctx, f.ID, &fd.Whole, fd.WholeAside); err != nil {
+	if err := w.PutWhole(ctx, f.ID, &fd.Whole, f.Class.Aside()); err != nil {
 		return err
 	}
 	if err := w.UpsertFile(ctx, f); err != nil {
@@ -289,7 +289,7 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool)
 
 // UpsertFile writes a file's row.
 func (w *Writer) UpsertFile(ctx context.Context, f *File) error {
-	if _, err := w.insFile.ExecContext(quick(ctx), f.ID, f.Path, f.Lang, f.Size, f.MTime, f.Hash, f.Skip, f.Note, f.Pkg, f.IndexedAt); err != nil {
+	if _, err := w.insFile.ExecContext(quick(ctx), f.ID, f.Path, f.Lang, int64(f.Class), f.Size, f.MTime, f.Hash, f.Skip, f.Note, f.Pkg, f.IndexedAt); err != nil {
 		return classify(fmt.Errorf("store file %s: %w", f.Path, err))
 	}
 	return nil
@@ -379,9 +379,19 @@ func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
 	return classify(err)
 }
 
-// Tx exposes the transaction to packages that keep their own tables in the
-// index file.
-func (w *Writer) Tx() *sql.Tx { return w.tx }
+// Refs is Store.Refs inside the writer's transaction: it sees what the
+// writer wrote and has not committed.
+func (w *Writer) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Ref, error) {
+	return refs(ctx, w.tx, fileIDs, names)
+}
+
+// CountEntities counts the rows of the live entities table inside the
+// writer's transaction.
+func (w *Writer) CountEntities(ctx context.Context) (int, error) {
+	var n int
+	err := w.tx.QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&n)
+	return n, classify(err)
+}
 
 // maxInArgs bounds the values bound in one `IN (...)` list, well under
 // SQLite's limit on a statement's variables.

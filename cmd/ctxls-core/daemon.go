@@ -16,8 +16,8 @@ import (
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookd"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
-	"github.com/ctxls/ctxls/store"
 )
 
 func newDaemonCmd() *cobra.Command {
@@ -45,10 +45,10 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			// Started in the background, the daemon may find its
 			// workspace's state removed meanwhile: it must not create
 			// any of it again (not even the log's directory).
-			if _, err := os.Stat(store.Dir(abs)); err != nil {
+			if _, err := os.Stat(workspace.Dir(abs)); err != nil {
 				return fmt.Errorf("%w at %s", hooks.ErrNoIndex, abs)
 			}
-			log, err := logging.File(filepath.Join(store.Dir(abs), "ctxls.log"), "info")
+			log, err := logging.File(filepath.Join(workspace.Dir(abs), "ctxls.log"), "info")
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
 )
@@ -23,7 +24,7 @@ const healEvery = 30 * time.Second
 
 // healMark is the file whose modification time says when a background
 // rebuild was last started.
-func healMark(root string) string { return filepath.Join(store.Dir(root), "rebuild.started") }
+func healMark(root string) string { return filepath.Join(workspace.Dir(root), "rebuild.started") }
 
 // heal starts `ctxls-core index --background` for root, the one way every
 // path that finds the index damaged, recovered empty or partial (a hook in
@@ -107,7 +108,7 @@ func healIfNeeded(ctx context.Context, st *store.Store, root string, log *zap.Lo
 // directory (a no-op logger if it cannot be opened), which it keeps in *log.
 func workspaceLog(root string, log **zap.Logger) *zap.Logger {
 	if *log == nil {
-		l, err := logging.File(filepath.Join(store.Dir(root), "ctxls.log"), "info")
+		l, err := logging.File(filepath.Join(workspace.Dir(root), "ctxls.log"), "info")
 		if err != nil {
 			l = zap.NewNop()
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
 )
@@ -86,13 +87,13 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	logRoot := root
 	if logRoot == "" {
 		if in, err := hooks.ParseInput(data); err == nil {
-			logRoot = hookcall.FindRoot(in.Cwd)
+			logRoot = workspace.FindRoot(in.Cwd)
 		} else {
-			logRoot = hookcall.FindRoot("")
+			logRoot = workspace.FindRoot("")
 		}
 	}
-	if _, err := os.Stat(store.Dir(logRoot)); err == nil {
-		if l, err := logging.File(filepath.Join(store.Dir(logRoot), "ctxls.log"), "info"); err == nil {
+	if _, err := os.Stat(workspace.Dir(logRoot)); err == nil {
+		if l, err := logging.File(filepath.Join(workspace.Dir(logRoot), "ctxls.log"), "info"); err == nil {
 			log = l
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
 )
@@ -142,10 +143,10 @@ func checkVerdict(r store.Repaired) string {
 func backgroundIndex(ctx context.Context, root string) error {
 	// As the daemon: a workspace whose state was removed meanwhile is not
 	// brought back.
-	if _, err := os.Stat(store.Dir(root)); err != nil {
+	if _, err := os.Stat(workspace.Dir(root)); err != nil {
 		return fmt.Errorf("%w at %s", store.ErrNoIndex, root)
 	}
-	log, err := logging.File(filepath.Join(store.Dir(root), "ctxls.log"), "info")
+	log, err := logging.File(filepath.Join(workspace.Dir(root), "ctxls.log"), "info")
 	if err != nil {
 		return err
 	}

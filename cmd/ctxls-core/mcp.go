@@ -17,9 +17,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/install"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/mcpserver"
-	"github.com/ctxls/ctxls/store"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -45,8 +45,8 @@ exists), never to stdout, which carries the protocol.`,
 			}
 			log := zap.NewNop()
 			if logFile == "" {
-				if _, err := os.Stat(store.Dir(abs)); err == nil {
-					logFile = filepath.Join(store.Dir(abs), "ctxls.log")
+				if _, err := os.Stat(workspace.Dir(abs)); err == nil {
+					logFile = filepath.Join(workspace.Dir(abs), "ctxls.log")
 				}
 			}
 			if logFile != "" {

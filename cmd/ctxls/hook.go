@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // hookWait bounds a hook call to the daemon. The daemon answers within the
@@ -37,7 +38,7 @@ func hook(core, event string) (code int) {
 	if errors.Is(err, hookcall.ErrInputTimeout) {
 		// Nothing can be answered without the input, and waiting longer
 		// holds the session up.
-		hookcall.LogWarn(hookcall.FindRoot(""), "hook answered nothing: its input was not read", map[string]any{"event": event, "error": err.Error()})
+		hookcall.LogWarn(workspace.FindRoot(""), "hook answered nothing: its input was not read", map[string]any{"event": event, "error": err.Error()})
 		return 0
 	}
 	if err != nil {
@@ -64,7 +65,7 @@ func hookViaDaemon(core, event string, data []byte) (out []byte, ok bool) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, false
 	}
-	out, answered, late := ask(core, &hookcall.Request{Event: event, Root: hookcall.FindRoot(in.Cwd), Input: data}, hookWait)
+	out, answered, late := ask(core, &hookcall.Request{Event: event, Root: workspace.FindRoot(in.Cwd), Input: data}, hookWait)
 	if late {
 		return nil, true // too late for any answer
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wspath"
-	"github.com/ctxls/ctxls/store"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -62,7 +62,7 @@ func New(root string, maxDirs int, scope *index.Scope) (*Tree, error) {
 // WatchStateDir watches the state directory itself (again, after it was
 // deleted and recreated), so that the caller sees the index deleted;
 // events in it are for the caller to judge (InStateDir).
-func (t *Tree) WatchStateDir() { _ = t.fsw.Add(store.Dir(t.root)) }
+func (t *Tree) WatchStateDir() { _ = t.fsw.Add(workspace.Dir(t.root)) }
 
 // Events are fsnotify's events; pass each to Files.
 func (t *Tree) Events() <-chan fsnotify.Event { return t.fsw.Events }
@@ -80,7 +80,7 @@ func (t *Tree) Close() error { return t.fsw.Close() }
 // InStateDir reports whether ev concerns the state directory or a file
 // directly in it.
 func (t *Tree) InStateDir(ev fsnotify.Event) bool {
-	dir := store.Dir(t.root)
+	dir := workspace.Dir(t.root)
 	return ev.Name == dir || filepath.Dir(ev.Name) == dir
 }
 
@@ -144,7 +144,7 @@ func (t *Tree) Rel(abs string) (string, bool) {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
-	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/") {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || workspace.InDir(rel) {
 		return "", false
 	}
 	return rel, true

@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Provider turns texts into vectors.
@@ -256,7 +256,7 @@ func (c Cache) Put(slug, model, content string, vec []float32) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(filepath.Join(c.Dir, slug+".json"), data, 0o644)
+	return workspace.WriteFileAtomic(filepath.Join(c.Dir, slug+".json"), data, 0o644)
 }
 
 // Doc is a text to embed, with the slug it is cached under.

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/gofrs/flock"
-
-	"github.com/ctxls/ctxls/store"
 )
 
 // HintEntry is how often one hint was shown in a session.
@@ -90,7 +89,7 @@ func ShowHint(root, session, hint string, max int, now time.Time) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	if err := store.WriteFileAtomic(p, append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(p, append(data, '\n'), 0o644); err != nil {
 		return false, errors.Join(errors.New("hint state"), err)
 	}
 	return true, nil

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/memory"
 	"github.com/ctxls/ctxls/memory/teamcache"
-	"github.com/ctxls/ctxls/store"
 )
 
 // ImportReport says what an import moved and what it left, and why.
@@ -132,7 +132,7 @@ func (s *Store) Export(ctx context.Context, dir string, as memory.Scope) (*Expor
 			if err != nil {
 				return err
 			}
-			if err := store.WriteFileAtomic(filepath.Join(dir, sl+".md"), data, 0o644); err != nil {
+			if err := workspace.WriteFileAtomic(filepath.Join(dir, sl+".md"), data, 0o644); err != nil {
 				return err
 			}
 			nodes = append(nodes, memory.Node{ID: sl, Title: rec.Title, Type: string(rec.Type)})
@@ -159,7 +159,7 @@ func (s *Store) Export(ctx context.Context, dir string, as memory.Scope) (*Expor
 	if err != nil {
 		return nil, err
 	}
-	if err := store.WriteFileAtomic(filepath.Join(dir, "graph.json"), append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, "graph.json"), append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	return rep, nil

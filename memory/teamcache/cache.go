@@ -22,8 +22,8 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/memory"
-	"github.com/ctxls/ctxls/store"
 )
 
 // Limit is the most memories the cache keeps (decision 0097): a team
@@ -126,7 +126,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 		}
 		path := filepath.Join(dir, m.Slug+".md")
 		if old, err := os.ReadFile(path); err != nil || string(old) != string(data) {
-			if err := store.WriteFileAtomic(path, data, 0o600); err != nil {
+			if err := workspace.WriteFileAtomic(path, data, 0o600); err != nil {
 				return State{}, err
 			}
 			changed = true
@@ -162,7 +162,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 	}
 	data = append(data, '\n')
 	if old, err := os.ReadFile(filepath.Join(dir, "graph.json")); err != nil || string(old) != string(data) {
-		if err := store.WriteFileAtomic(filepath.Join(dir, "graph.json"), data, 0o600); err != nil {
+		if err := workspace.WriteFileAtomic(filepath.Join(dir, "graph.json"), data, 0o600); err != nil {
 			return State{}, err
 		}
 		changed = true
@@ -173,7 +173,7 @@ func refresh(ctx context.Context, dir string, mems []*memory.Memory, g *memory.G
 		if data, err = ix.Marshal(dir, memory.Enterprise, now); err != nil {
 			return State{}, err
 		}
-		if err := store.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o600); err != nil {
+		if err := workspace.WriteFileAtomic(filepath.Join(dir, "index.json"), append(data, '\n'), 0o600); err != nil {
 			return State{}, err
 		}
 	}
@@ -202,7 +202,7 @@ func writeState(dir string, st State) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(statePath(dir), append(data, '\n'), 0o600)
+	return workspace.WriteFileAtomic(statePath(dir), append(data, '\n'), 0o600)
 }
 
 func nonNil(ss []string) []string {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/gofrs/flock"
-
-	"github.com/ctxls/ctxls/store"
 )
 
 // Circuit breaker constants (docs/decisions/0096).
@@ -124,7 +123,7 @@ func (b *Breakers) update(fn func(map[string]CircuitBreakerState)) error {
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(b.path, append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFileAtomic(b.path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("circuit state: %w", err)
 	}
 	return nil

@@ -16,8 +16,8 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/memory"
-	"github.com/ctxls/ctxls/store"
 )
 
 // Errors of the store.
@@ -108,7 +108,7 @@ func write(d *Document) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(d.Path, data, 0o644)
+	return workspace.WriteFileAtomic(d.Path, data, 0o644)
 }
 
 // current returns the id .thinking/current names, "" when none.
@@ -131,7 +131,7 @@ func setCurrent(dir, id string) error {
 		}
 		return nil
 	}
-	return store.WriteFileAtomic(p, []byte(id+"\n"), 0o644)
+	return workspace.WriteFileAtomic(p, []byte(id+"\n"), 0o644)
 }
 
 // resolve returns id, or the current document's id when id is "".

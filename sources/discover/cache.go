@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // DefaultCacheSize is the seed's MAX_CACHE_SIZE.
@@ -180,5 +180,5 @@ func (c *Cache) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(path, data, store.FilePerm)
+	return workspace.WriteFileAtomic(path, data, workspace.FilePerm)
 }

@@ -1,0 +1,129 @@
+package workspace
+
+import (
+	"bytes"
+	"path"
+	"strings"
+)
+
+// Class is what kind of file a workspace file is, as a set: a file can be
+// both a test and documentation (docs/example_test.go). The zero Class is
+// Source, the code a question about the workspace is usually after. The
+// indexer decides a file's class once and stores it with the file; ranking
+// reads it from there.
+type Class uint8
+
+// The classes. Their values are stored in the index (files.class): add new
+// ones at the end.
+const (
+	// Test is a test file or test data, by the conventions of the
+	// supported languages (IsTest).
+	Test Class = 1 << iota
+	// Doc is documentation or an example (IsDoc).
+	Doc
+	// ThirdParty is most likely a copy of someone else's code
+	// (IsThirdParty).
+	ThirdParty
+	// Generated is code a generator wrote, by its header (IsGenerated).
+	// Unlike the others it is a class of the content, not of the path.
+	Generated
+
+	// Source is the empty set.
+	Source Class = 0
+)
+
+// ClassOf returns the classes a workspace path (slash-separated, relative to
+// the root) belongs to by its name alone.
+func ClassOf(p string) Class {
+	var c Class
+	if IsTest(p) {
+		c |= Test
+	}
+	if IsDoc(p) {
+		c |= Doc
+	}
+	if IsThirdParty(p) {
+		c |= ThirdParty
+	}
+	return c
+}
+
+// Has reports whether c includes every class of x.
+func (c Class) Has(x Class) bool { return c&x == x }
+
+// Aside reports tests, docs and third-party code: files that are rarely
+// what a question about the workspace's code is after, whose whole-file
+// documents are therefore kept out of the source corpus's statistics
+// (decision 0073).
+func (c Class) Aside() bool { return c&(Test|Doc|ThirdParty) != 0 }
+
+// String names the classes of c, joined by "+", or "source".
+func (c Class) String() string {
+	if c == Source {
+		return "source"
+	}
+	var names []string
+	for _, n := range []struct {
+		c    Class
+		name string
+	}{{Test, "test"}, {Doc, "doc"}, {ThirdParty, "third-party"}, {Generated, "generated"}} {
+		if c.Has(n.c) {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// IsTest reports whether a path looks like a test file or test data, by the
+// conventions of the supported languages.
+func IsTest(p string) bool {
+	base := path.Base(p)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
+		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
+}
+
+// IsDoc reports documentation and examples.
+func IsDoc(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
+		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
+}
+
+// IsThirdParty reports code that is most likely a copy of someone else's:
+// under extern/ or external/, or a Python package vendored under a
+// packages/ directory (requests/packages/urllib3). Vendor directories
+// proper are not indexed at all unless configured.
+func IsThirdParty(p string) bool {
+	s := "/" + p
+	if strings.Contains(s, "/extern/") || strings.Contains(s, "/external/") {
+		return true
+	}
+	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
+}
+
+// IsGenerated recognises the conventional markers of generated code near
+// the top of a file: Go's "Code generated ... DO NOT EDIT." line and the
+// "@generated" tag used by many other generators.
+func IsGenerated(src []byte) bool {
+	head := src
+	if len(head) > 2048 {
+		head = head[:2048]
+	}
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if bytes.Contains(line, []byte("Code generated")) && bytes.Contains(line, []byte("DO NOT EDIT")) {
+			return true
+		}
+		if bytes.Contains(line, []byte("@generated")) && bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) {
+			return true
+		}
+	}
+	return false
+}
