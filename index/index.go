@@ -573,6 +573,22 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		return err
 	}
 	defer func() { w.Rollback() }()
+	// A run over most of the tree resolves every reference against every
+	// definition, after all are written. Until then its references wait on
+	// disk, and what was written of a file is let go: held, they grew with
+	// the tree (6.8 GiB for a kernel; decision 0106). Such a run reads back
+	// most of what it writes, through the page cache rather than the map.
+	cold := len(tracked) == 0 || len(work) > len(tracked)/2
+	var spill *refSpill
+	if cold && !small {
+		if spill, err = newRefSpill(filepath.Dir(st.Path())); err != nil {
+			return err
+		}
+		defer spill.close()
+		if err := w.Unmap(ctx); err != nil {
+			return err
+		}
+	}
 	// Partial rows of an interrupted run are in the live tables, which a
 	// rebuild replaces.
 	if dirty == "1" && !rebuild {
@@ -596,19 +612,6 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if w, err = w.Next(ctx); err != nil {
 			return err
 		}
-	}
-
-	// A run over most of the tree resolves every reference against every
-	// definition, after all are written. Until then its references wait on
-	// disk, and what was written of a file is let go: held, they grew with
-	// the tree (6.8 GiB for a kernel; decision 0106).
-	cold := len(tracked) == 0 || len(work) > len(tracked)/2
-	var spill *refSpill
-	if cold && !small {
-		if spill, err = newRefSpill(filepath.Dir(st.Path())); err != nil {
-			return err
-		}
-		defer spill.close()
 	}
 
 	// Phase 1: parse on all cores, write entities and documents.
