@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -814,6 +815,12 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			}
 			inBatch = 0
 		}
+	}
+	if spill != nil {
+		// The definitions are garbage now (res is not used again): give
+		// their memory back before SQLite builds the indexes, which sorts
+		// in memory (temp_store).
+		debug.FreeOSMemory()
 	}
 	return finish(ctx, w, small, bulk, rebuild, whole, dirty, true)
 }
