@@ -29,6 +29,12 @@ wall() { awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i
 echo "bench-scale: unpacking $TARBALL into $WORK"
 tar -xJf "$TARBALL" -C "$WORK"
 TREE=$(find "$WORK" -mindepth 1 -maxdepth 1 -type d | head -1)
+# Debian's package appends "/*" to the kernel's .gitignore, which ignores
+# every entry at the root; the kernel's own rules stay.
+if grep -qx '/\*' "$TREE/.gitignore"; then
+	sed -i '/^\/\*$/d' "$TREE/.gitignore"
+	echo "bench-scale: removed Debian's '/*' rule from $TREE/.gitignore"
+fi
 files=$(find "$TREE" -type f | wc -l)
 c_files=$(find "$TREE" -type f \( -name '*.c' -o -name '*.h' \) | wc -l)
 c_bytes=$(find "$TREE" -type f \( -name '*.c' -o -name '*.h' \) -printf '%s\n' | awk '{s+=$1} END {print s}')
