@@ -44,6 +44,25 @@ type Request struct {
 	// Info asks the daemon what it serves (Response.Daemon), whatever
 	// its build; see List.
 	Info bool `json:"info,omitempty"`
+	// Index, when set, asks for `ctxls index` output: the daemon answers
+	// only when it has followed every change since a whole walk.
+	Index *Index `json:"index,omitempty"`
+	// Walked tells the daemon that a whole index walk of its workspace
+	// finished (see Walked).
+	Walked *Walked `json:"walked,omitempty"`
+}
+
+// Index is a `ctxls index` call the daemon may answer without a walk.
+type Index struct {
+	JSON bool `json:"json,omitempty"`
+}
+
+// Walked is the notice of a whole index walk that finished: Started is
+// when it began. The index then matches every file that had not changed
+// since Started, so a daemon that watched the tree from before Started
+// knows the index is current (hookd's follow).
+type Walked struct {
+	Started time.Time `json:"started"`
 }
 
 // Query is a `ctxls query` call: its text and flags.

@@ -2,6 +2,7 @@ package hookd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -213,4 +215,38 @@ func TestQueryThroughDaemon(t *testing.T) {
 			t.Errorf("%s: the daemon did not answer the query", bin)
 		}
 	}
+}
+
+// `ctxls index` through the thin client: the first run after the daemon
+// started walks and tells the daemon; the next is answered by the daemon's
+// watches without a walk, with a file written just before it indexed.
+func TestIndexThroughFollowingDaemon(t *testing.T) {
+	root := workspace(t)
+	sock, err := hookcall.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hookClient(t, prompt(root, "s1"), "hook", "user-prompt-submit") // starts the daemon
+	waitFile(t, sock, false, "the daemon's socket")
+	time.Sleep(300 * time.Millisecond) // its watches in place
+	run := func() index.Summary {
+		t.Helper()
+		out, _ := hookClient(t, nil, "index", "--root", root, "--json")
+		var sum index.Summary
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatalf("index output %q: %v", out, err)
+		}
+		return sum
+	}
+	if sum := run(); sum.Followed || sum.Files != 1 {
+		t.Fatalf("first run: %+v, want a walk of 1 file", sum)
+	}
+	if err := os.WriteFile(filepath.Join(root, "auth", "token.go"), []byte("package auth\n\nfunc Mint() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum := run(); !sum.Followed || sum.Files != 2 {
+		t.Fatalf("second run: %+v, want the daemon's answer with 2 files", sum)
+	}
+	hookcall.Stop(context.Background(), root)
+	waitFile(t, sock, true, "the daemon to stop")
 }

@@ -2,15 +2,22 @@ package hookd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
+	"github.com/ctxls/ctxls/store"
 )
 
 // How the daemon follows the workspace's files (decision 0092's amendment).
@@ -26,69 +33,194 @@ const (
 	// followLockWait bounds the wait for another process's index run; the
 	// freshness check on render covers what a skipped update leaves behind.
 	followLockWait = 2 * time.Second
+	// barrierWait bounds how long an index call waits for the watcher to
+	// catch up with the moment it asked (see syncCall).
+	barrierWait = 2 * time.Second
 )
+
+// barrierPrefix names the files in the state directory that index calls
+// create, one each, to learn that the watcher has read every event before
+// them: inotify reports a watch's events in order.
+const barrierPrefix = "follow-barrier-"
+
+// barrierSeq returns the sequence number of a barrier file's creation.
+func barrierSeq(ev fsnotify.Event) (int, bool) {
+	name := filepath.Base(ev.Name)
+	if !ev.Has(fsnotify.Create) || !strings.HasPrefix(name, barrierPrefix) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(name, barrierPrefix))
+	return n, err == nil
+}
+
+// errNotFollowed is why the daemon does not answer an index call itself.
+var errNotFollowed = errors.New("the daemon has not followed every change since a whole walk")
+
+// syncCall is an index call waiting in the follow loop: it is answered
+// once every change made before it is in the index.
+type syncCall struct {
+	reply chan syncResult
+	seq   int // of its barrier file
+}
+
+type syncResult struct {
+	sum index.Summary
+	err error
+}
+
+// follower is the state of the follow loop: what is pending, and whether
+// the index is known to match the tree (followed).
+type follower struct {
+	d    *daemon
+	cfg  config.Config
+	tree *treewatch.Tree
+	// since is when the current watches were all in place; a whole walk
+	// that started at or after it, with no event lost since, leaves an
+	// index that the watches keep current.
+	since    time.Time
+	followed bool
+	pending  map[string]bool
+	due      <-chan time.Time
+	waiting  []syncCall
+	seq      int
+}
 
 // follow re-indexes the files that change on disk while the daemon runs,
 // so that a hook answers from the current code without checking it first:
-// an edit in another editor, a formatter, a `git checkout`. It runs until
-// ctx ends.
+// an edit in another editor, a formatter, a `git checkout`. Once a whole
+// walk has run since its watches were in place, it also answers `ctxls
+// index` without a walk (decision 0110). It runs until ctx ends.
 func (d *daemon) follow(ctx context.Context) {
-	tree, err := treewatch.New(d.opts.Root, 0)
-	if err != nil {
+	f := &follower{d: d, pending: map[string]bool{}}
+	if err := f.watch(); err != nil {
 		d.log.Warn("follow files: no watcher; shown files are checked against the disk instead", zap.Error(err))
+		f.refuseAll(ctx)
 		return
 	}
-	defer tree.Close()
-	if tree.Full() {
-		d.log.Warn("follow files: not every directory is watched", zap.Int("max", treewatch.DefaultMaxDirs))
-	}
-	cfg, err := config.Load(d.opts.Root)
-	if err != nil {
-		d.log.Warn("follow files: configuration", zap.Error(err))
-		cfg = config.Default()
-	}
-	pending := map[string]bool{}
-	var due <-chan time.Time
+	defer func() { f.tree.Close() }()
 	for {
 		select {
 		case <-ctx.Done():
+			f.answer(syncResult{err: ctx.Err()})
 			return
-		case ev, ok := <-tree.Events():
+		case ev, ok := <-f.tree.Events():
 			if !ok {
 				return
 			}
-			for _, rel := range tree.Files(ev) {
-				pending[rel] = true
-			}
-			if len(pending) > 0 && due == nil {
-				due = time.After(followDelay)
-			}
-		case err, ok := <-tree.Errors():
+			f.event(ctx, ev)
+		case err, ok := <-f.tree.Errors():
 			if !ok {
 				return
 			}
 			// An overflow of the kernel's queue loses events: have the
 			// whole tree compared with the index.
 			d.log.Warn("follow files", zap.Error(err))
-			d.reindexAll(fmt.Sprintf("file watcher: %v", err))
-		case <-due:
-			due = nil
-			paths := make([]string, 0, len(pending))
-			for p := range pending {
-				paths = append(paths, p)
+			f.lost(fmt.Sprintf("file watcher: %v", err))
+		case w := <-d.walked:
+			if !f.tree.Full() && !w.Before(f.since) {
+				f.followed = true
 			}
-			clear(pending)
-			d.reindex(ctx, cfg, paths)
+		case c := <-d.syncs:
+			f.call(c)
+		case <-f.due:
+			f.due = nil
+			f.flush(ctx)
 		}
 	}
 }
 
-// reindex brings changed files into the index, or has a background run do
-// it when they are many.
-func (d *daemon) reindex(ctx context.Context, cfg config.Config, paths []string) {
-	if len(paths) > followBatch {
-		d.reindexAll(fmt.Sprintf("%d files changed on disk", len(paths)))
+// watch (re)starts the watches with the current configuration and ignore
+// files. Until a whole walk starts after it, the index is not known to
+// match the tree.
+func (f *follower) watch() error {
+	cfg, err := config.Load(f.d.opts.Root)
+	if err != nil {
+		f.d.log.Warn("follow files: configuration", zap.Error(err))
+		cfg = config.Default()
+	}
+	tree, err := treewatch.New(f.d.opts.Root, 0, index.NewScope(f.d.opts.Root, cfg.Index))
+	if err != nil {
+		return err
+	}
+	if f.tree != nil {
+		f.tree.Close()
+	}
+	f.cfg, f.tree, f.since, f.followed = cfg, tree, time.Now(), false
+	// Their barriers were written under the old watches.
+	f.answer(syncResult{err: errNotFollowed})
+	if tree.Full() {
+		f.d.log.Warn("follow files: not every directory is watched", zap.Int("max", treewatch.DefaultMaxDirs))
+	}
+	return nil
+}
+
+// event takes one watcher event.
+func (f *follower) event(ctx context.Context, ev fsnotify.Event) {
+	if f.tree.InStateDir(ev) {
+		if seq, ok := barrierSeq(ev); ok {
+			f.barrier(ctx, seq, ev.Name)
+		}
+		if ev.Name == filepath.Join(store.Dir(f.d.opts.Root), "config.yaml") {
+			f.rewatch("the configuration changed")
+		}
 		return
+	}
+	if index.IgnoreFile(filepath.Base(ev.Name)) {
+		// What the walk indexes changed: new watches, and a walk.
+		f.rewatch(fmt.Sprintf("%s changed", ev.Name))
+		f.d.reindexAll("an ignore file changed")
+		return
+	}
+	files := f.tree.Files(ev)
+	if len(files) == 0 && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		// A directory removed or renamed away takes its files along, and
+		// no event names them.
+		if rel, ok := f.tree.Rel(ev.Name); ok {
+			under, err := f.d.st.PathsUnder(ctx, rel)
+			if err != nil {
+				f.lost(fmt.Sprintf("files under %s: %v", rel, err))
+			}
+			files = under
+		}
+	}
+	for _, rel := range files {
+		f.pending[rel] = true
+	}
+	if len(f.pending) > 0 && f.due == nil {
+		f.due = time.After(followDelay)
+	}
+}
+
+// rewatch starts new watches after a change to what the walk indexes.
+func (f *follower) rewatch(why string) {
+	if err := f.watch(); err != nil {
+		f.d.log.Warn("follow files: new watches", zap.String("why", why), zap.Error(err))
+		f.followed = false
+	}
+}
+
+// lost records that the index may no longer match the tree, and has a
+// background walk compare them.
+func (f *follower) lost(reason string) {
+	f.followed = false
+	f.since = time.Now()
+	f.d.reindexAll(reason)
+}
+
+// flush brings the pending files into the index, or has a background run
+// do it when they are many.
+func (f *follower) flush(ctx context.Context) (index.Summary, error) {
+	paths := make([]string, 0, len(f.pending))
+	for p := range f.pending {
+		paths = append(paths, p)
+	}
+	clear(f.pending)
+	if len(paths) == 0 {
+		return index.Summary{}, nil
+	}
+	if len(paths) > followBatch {
+		f.lost(fmt.Sprintf("%d files changed on disk", len(paths)))
+		return index.Summary{}, errNotFollowed
 	}
 	slices.Sort(paths)
 	changes := make([]index.Change, len(paths))
@@ -96,12 +228,76 @@ func (d *daemon) reindex(ctx context.Context, cfg config.Config, paths []string)
 		changes[i] = index.Change{Path: p}
 	}
 	start := time.Now()
-	sum, err := index.Update(ctx, d.st, index.Options{Root: d.opts.Root, Config: cfg, Log: d.log, Workers: 1, LockTimeout: followLockWait}, changes)
+	sum, err := index.Update(ctx, f.d.st, index.Options{Root: f.d.opts.Root, Config: f.cfg, Log: f.d.log, Workers: 1, LockTimeout: followLockWait}, changes)
 	if err != nil {
-		d.log.Warn("follow files: re-index", zap.Int("files", len(paths)), zap.Error(err))
+		f.d.log.Warn("follow files: re-index", zap.Int("files", len(paths)), zap.Error(err))
+		// Not lost for good: the next walk (or render) catches up; until
+		// then the index is not known to be current.
+		f.followed = false
+		f.since = time.Now()
+		return sum, err
+	}
+	f.d.log.Debug("follow files: re-indexed", zap.Int("files", len(paths)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted), zap.Duration("took", time.Since(start)))
+	return sum, nil
+}
+
+// call takes an index call: it is answered once the watcher has read every
+// event up to now, which its barrier file's own event proves.
+func (f *follower) call(c syncCall) {
+	if !f.followed {
+		c.reply <- syncResult{err: errNotFollowed}
 		return
 	}
-	d.log.Debug("follow files: re-indexed", zap.Int("files", len(paths)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted), zap.Duration("took", time.Since(start)))
+	f.seq++
+	c.seq = f.seq
+	name := filepath.Join(store.Dir(f.d.opts.Root), barrierPrefix+strconv.Itoa(c.seq))
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		c.reply <- syncResult{err: fmt.Errorf("follow barrier: %w", err)}
+		return
+	}
+	f.waiting = append(f.waiting, c)
+}
+
+// barrier answers the index calls up to the one whose barrier file the
+// watcher has reached, once the changes before it are in the index.
+func (f *follower) barrier(ctx context.Context, seq int, name string) {
+	os.Remove(name)
+	n := 0
+	for n < len(f.waiting) && f.waiting[n].seq <= seq {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	sum, err := f.flush(ctx)
+	if err == nil && !f.followed {
+		err = errNotFollowed
+	}
+	for _, c := range f.waiting[:n] {
+		c.reply <- syncResult{sum: sum, err: err}
+	}
+	f.waiting = slices.Delete(f.waiting, 0, n)
+}
+
+// answer replies to every waiting index call.
+func (f *follower) answer(r syncResult) {
+	for _, c := range f.waiting {
+		c.reply <- r
+	}
+	f.waiting = nil
+}
+
+// refuseAll answers index calls when the daemon cannot watch at all.
+func (f *follower) refuseAll(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-f.d.syncs:
+			c.reply <- syncResult{err: errNotFollowed}
+		case <-f.d.walked:
+		}
+	}
 }
 
 // reindexAll has the whole tree compared with the index in the background.

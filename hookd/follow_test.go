@@ -2,12 +2,15 @@ package hookd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/hookcall"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -73,4 +76,92 @@ func TestDaemonFollowsFileChanges(t *testing.T) {
 		_, ok, err := st.FileByPath(context.Background(), "auth/auth.go")
 		return err == nil && !ok
 	})
+}
+
+// TestDaemonAnswersIndexWhenFollowed: `ctxls index` is answered without a
+// walk only once a whole walk has run since the watches were in place, and
+// then with every change made before the call in the index; a changed
+// ignore file sends the next call back to a walk.
+func TestDaemonAnswersIndexWhenFollowed(t *testing.T) {
+	root := workspace(t)
+	const build = "test-build"
+	serveWith(t, ServeOptions{Root: root, Identity: build, FormatIndex: func(sum index.Summary, _ bool) ([]byte, error) {
+		return json.Marshal(sum)
+	}})
+	ctx := context.Background()
+	home, _ := os.UserHomeDir()
+	call := func(req *hookcall.Request) hookcall.Response {
+		t.Helper()
+		req.Identity, req.Home, req.Root = build, home, root
+		resp, err := hookcall.Call(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	indexCall := func() (index.Summary, string) {
+		t.Helper()
+		resp := call(&hookcall.Request{Index: &hookcall.Index{JSON: true}})
+		var sum index.Summary
+		if resp.Refused == "" {
+			if err := json.Unmarshal(resp.Output, &sum); err != nil {
+				t.Fatalf("index answer %q: %v", resp.Output, err)
+			}
+		}
+		return sum, resp.Refused
+	}
+	st, err := store.Open(ctx, root, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tracked := func(rel string) bool {
+		_, ok, err := st.FileByPath(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	time.Sleep(200 * time.Millisecond) // the watches in place
+
+	if _, refused := indexCall(); refused == "" {
+		t.Fatal("answered an index call before any whole walk")
+	}
+	// A walk that began before the watches proves nothing.
+	call(&hookcall.Request{Walked: &hookcall.Walked{Started: time.Now().Add(-time.Hour)}})
+	if _, refused := indexCall(); refused == "" {
+		t.Fatal("answered after a walk older than the watches")
+	}
+	call(&hookcall.Request{Walked: &hookcall.Walked{Started: time.Now()}})
+	sum, refused := indexCall()
+	if refused != "" || !sum.Followed || sum.Files != 1 || sum.Parsed != 0 {
+		t.Fatalf("after a walk: %+v, refused %q", sum, refused)
+	}
+
+	// A file written just before the call is in the index when it answers.
+	if err := os.MkdirAll(filepath.Join(root, "billing"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "billing", "invoice.go"), []byte("package billing\n\nfunc Render() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum, refused = indexCall(); refused != "" || sum.Files != 2 || !tracked("billing/invoice.go") {
+		t.Fatalf("after a new file: %+v, refused %q", sum, refused)
+	}
+	// A directory moved away takes its files out of the index, though no
+	// event names them.
+	if err := os.Rename(filepath.Join(root, "billing"), filepath.Join(t.TempDir(), "billing")); err != nil {
+		t.Fatal(err)
+	}
+	if sum, refused = indexCall(); refused != "" || sum.Files != 1 || tracked("billing/invoice.go") {
+		t.Fatalf("after moving a directory away: %+v, refused %q", sum, refused)
+	}
+	// What the walk indexes changed: back to a walk.
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("auth/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, refused := indexCall(); refused == "" {
+		t.Fatal("answered after an ignore file changed")
+	}
 }

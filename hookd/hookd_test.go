@@ -61,11 +61,18 @@ func workspace(t *testing.T) string {
 // arrives on the returned channel.
 func serve(t *testing.T, root, identity string) <-chan error {
 	t.Helper()
+	return serveWith(t, ServeOptions{Root: root, Identity: identity})
+}
+
+// serveWith is serve with every option.
+func serveWith(t *testing.T, opts ServeOptions) <-chan error {
+	t.Helper()
+	root := opts.Root
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	stopped := make(chan struct{})
 	go func() {
-		done <- Serve(ctx, ServeOptions{Root: root, Identity: identity})
+		done <- Serve(ctx, opts)
 		close(stopped)
 	}()
 	t.Cleanup(func() {

@@ -59,6 +59,9 @@ type ServeOptions struct {
 	// Query, if set, answers `ctxls query` calls on the daemon's store:
 	// the command's output for q.
 	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
+	// FormatIndex, if set, prints `ctxls index` output (as JSON with
+	// asJSON) for an index call the daemon answers without a walk.
+	FormatIndex func(sum index.Summary, asJSON bool) ([]byte, error)
 	// Heal, if set, starts a rebuild of the index in the background for
 	// the reason given. The daemon calls it when the index it opened was
 	// recovered empty, and whenever its checks find the index partial or
@@ -131,7 +134,8 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}()
 
 	// Each call's log lines say they were answered here.
-	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir(), started: time.Now()}
+	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir(), started: time.Now(),
+		walked: make(chan time.Time, 8), syncs: make(chan syncCall)}
 	d.last.Store(time.Now().UnixNano())
 	ctx, d.stop = context.WithCancelCause(ctx)
 	go func() {
@@ -213,6 +217,10 @@ type daemon struct {
 	last atomic.Int64 // UnixNano of the last call
 	// started is when the daemon began to serve, for Info requests.
 	started time.Time
+	// walked and syncs reach the follow loop: notices of whole walks
+	// (hookcall.Walked) and index calls.
+	walked chan time.Time
+	syncs  chan syncCall
 }
 
 // errIdle, errIndexGone and the others are why a daemon stopped, for its log.
@@ -311,7 +319,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 	case req.Info:
 		return hookcall.Response{Daemon: &hookcall.DaemonInfo{Root: d.opts.Root, PID: os.Getpid(), Identity: d.opts.Identity,
 			Started: d.started, LastCall: time.Unix(0, d.last.Load())}}
-	case req.Event == "" && req.Query == nil:
+	case req.Event == "" && req.Query == nil && req.Index == nil && req.Walked == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:
 		// The binary was upgraded or rebuilt: make way for a daemon of the
@@ -324,6 +332,14 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		return hookcall.Response{Refused: "the daemon runs with another home directory"}
 	case req.Query != nil:
 		return d.query(ctx, req.Query)
+	case req.Walked != nil:
+		select {
+		case d.walked <- req.Walked.Started:
+		default: // the loop is busy with earlier notices: one is enough
+		}
+		return hookcall.Response{}
+	case req.Index != nil:
+		return d.index(ctx, req.Index)
 	case hooks.Events[req.Event] == "":
 		// The full binary explains the mistake to the person.
 		return hookcall.Response{Refused: "unknown hook event"}
@@ -349,6 +365,52 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		return hookcall.Response{}
 	}
 	d.log.Debug("hook done", zap.String("event", req.Event), zap.Duration("took", time.Since(start)))
+	return hookcall.Response{Output: out}
+}
+
+// index answers a `ctxls index` call without a walk when the follow loop
+// has kept the index current since a whole walk; otherwise it refuses, and
+// the caller walks.
+func (d *daemon) index(ctx context.Context, q *hookcall.Index) hookcall.Response {
+	if d.opts.FormatIndex == nil {
+		return hookcall.Response{Refused: "this daemon does not answer index calls"}
+	}
+	start := time.Now()
+	c := syncCall{reply: make(chan syncResult, 1)}
+	timeout := time.NewTimer(barrierWait)
+	defer timeout.Stop()
+	select {
+	case d.syncs <- c:
+	case <-timeout.C:
+		return hookcall.Response{Refused: "the file watcher is busy"}
+	case <-ctx.Done():
+		return hookcall.Response{Refused: "the daemon is stopping"}
+	}
+	var r syncResult
+	select {
+	case r = <-c.reply:
+	case <-timeout.C:
+		return hookcall.Response{Refused: "the file watcher did not catch up in time"}
+	}
+	if r.err != nil {
+		return hookcall.Response{Refused: r.err.Error()}
+	}
+	files, err := d.st.FileCount(ctx)
+	if err != nil {
+		return hookcall.Response{Refused: err.Error()}
+	}
+	sum := r.sum
+	sum.Root, sum.Files, sum.Followed = d.opts.Root, files, true
+	sum.Unchanged = max(0, files-sum.Parsed)
+	if sum.Skipped == nil {
+		sum.Skipped = map[string]int{} // as a walk's summary prints it
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	out, err := d.opts.FormatIndex(sum, q.JSON)
+	if err != nil {
+		return hookcall.Response{Error: err.Error()}
+	}
+	d.log.Info("index answered from the followed files", zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted), zap.Duration("took", time.Since(start)))
 	return hookcall.Response{Output: out}
 }
 

@@ -69,6 +69,10 @@ type Summary struct {
 	// IgnoredBy, when the run found no file to index, names the ignore
 	// rules that excluded the root's entries (IgnoreRules).
 	IgnoredBy []string `json:"ignored_by,omitempty"`
+	// Followed says the run was answered by the workspace's hook daemon,
+	// which has watched every change since a whole walk: no walk was
+	// needed, and Parsed and Deleted are the changes it had pending.
+	Followed bool `json:"followed,omitempty"`
 }
 
 // explainEmpty says, for a run that found no file, which ignore rules did

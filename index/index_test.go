@@ -174,8 +174,11 @@ func TestSkipsAndNotes(t *testing.T) {
 	}
 }
 
-func TestWalkIgnores(t *testing.T) {
-	root := workspace(t, map[string]string{
+// rulesTree is a workspace with every kind of rule the walk obeys: nested
+// .gitignore files with negations, .ctxlsignore, .git/info/exclude, vendor
+// and build-output directories, dependencies, hidden directories.
+func rulesTree() map[string]string {
+	return map[string]string{
 		".gitignore":          "*.gen.go\n/out/\nlogs/\n",
 		"keep.go":             "package p\n",
 		"x.gen.go":            "package p\n",
@@ -197,7 +200,14 @@ func TestWalkIgnores(t *testing.T) {
 		"web/dist/bundle.js":  "x()\n",
 		"web/src/app.ts":      "export const a = 1\n",
 		"go/build/build.go":   "package build\n",
-	})
+		"sub/deep/ok.go":      "package p\n",
+		".github/tool.py":     "x = 1\n",
+		"conf/skip.go":        "package p\n",
+	}
+}
+
+func TestWalkIgnores(t *testing.T) {
+	root := workspace(t, rulesTree())
 	// A symlink loop must not hang or duplicate: the link is recorded,
 	// not followed.
 	os.Symlink(root, filepath.Join(root, "sub", "loop"))
@@ -216,7 +226,7 @@ func TestWalkIgnores(t *testing.T) {
 		}
 		got = append(got, c.rel)
 	}
-	want := []string{"go/build/build.go", "keep.go", "sub/y.gen.go", "web/src/app.ts"}
+	want := []string{".github/tool.py", "conf/skip.go", "go/build/build.go", "keep.go", "sub/deep/ok.go", "sub/y.gen.go", "web/src/app.ts"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("walk = %v\nwant   %v", got, want)
 	}

@@ -760,11 +760,36 @@ type FileSignals struct {
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
-// fileScore fuses a file's signals.
+// SignalPart is one weighted signal of a file's score.
+type SignalPart struct {
+	Name          string // as in FileSignals' JSON
+	Weight, Value float64
+}
+
+// fileSignalParts is how many weighted signals a file has (all of
+// FileSignals but the demotion; a test holds the two equal).
+const fileSignalParts = 9
+
+// Parts lists the file's weighted signals: fileScore sums them and
+// --explain prints them, so that an explanation cannot leave out a signal
+// the score counts (zoekt's addScore idea). An array, not a slice: scoring
+// calls it for every candidate file.
+func (s FileSignals) Parts() [fileSignalParts]SignalPart {
+	return [fileSignalParts]SignalPart{
+		{"whole", fwWhole, s.Whole}, {"lexical", fwLexical, s.Lexical}, {"coverage", fwCoverage, s.Coverage},
+		{"exact", fwExact, s.Exact}, {"graph", fwGraph, s.Graph}, {"active", fwActive, s.Active},
+		{"size", fwSize, s.Size}, {"scope", fwScope, s.Scope}, {"history", fwHistory, s.History},
+	}
+}
+
+// fileScore fuses a file's signals: the weighted sum of its parts, times
+// its demotion.
 func fileScore(s FileSignals) float64 {
-	return (fwWhole*s.Whole + fwLexical*s.Lexical + fwCoverage*s.Coverage +
-		fwExact*s.Exact + fwGraph*s.Graph + fwActive*s.Active + fwSize*s.Size + fwScope*s.Scope +
-		fwHistory*s.History) * s.Demotion
+	var sum float64
+	for _, p := range s.Parts() {
+		sum += p.Weight * p.Value
+	}
+	return sum * s.Demotion
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
 	"github.com/ctxls/ctxls/store"
 )
@@ -21,7 +22,7 @@ type watcher struct {
 }
 
 func newWatcher(f *folder) (*watcher, error) {
-	tree, err := treewatch.New(f.root, 0)
+	tree, err := treewatch.New(f.root, 0, index.NewScope(f.root, f.cfg.Index))
 	if err != nil {
 		return nil, err
 	}

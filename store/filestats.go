@@ -49,3 +49,35 @@ func (s *Store) ParsedFilesUnder(ctx context.Context, dir string) (int, error) {
 	}
 	return n, nil
 }
+
+// PathsUnder returns the paths of the tracked files under a directory
+// ("core/logx"), at any depth, parsed or not: what a removed or renamed
+// directory took away. It reads a range of the unique index on the path.
+func (s *Store) PathsUnder(ctx context.Context, dir string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM files WHERE path >= ? AND path < ? ORDER BY path`, dir+"/", dir+"0")
+	if err != nil {
+		return nil, classify(fmt.Errorf("files under %s: %w", dir, err))
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, classify(fmt.Errorf("files under %s: %w", dir, err))
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(fmt.Errorf("files under %s: %w", dir, err))
+	}
+	return out, nil
+}
+
+// FileCount counts the tracked files, parsed or not.
+func (s *Store) FileCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM files`).Scan(&n); err != nil {
+		return 0, classify(fmt.Errorf("count files: %w", err))
+	}
+	return n, nil
+}

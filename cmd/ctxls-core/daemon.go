@@ -63,7 +63,7 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			defer stopTeam()
 			go watchTeam(tctx, abs, log)
 			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery,
-				Heal: func(root, reason string) { heal(root, reason, log) }})
+				FormatIndex: formatIndex, Heal: func(root, reason string) { heal(root, reason, log) }})
 			if errors.Is(err, hookd.ErrRunning) {
 				return fmt.Errorf("%w (%s)", err, abs)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -37,7 +39,10 @@ func newIndexCmd() *cobra.Command {
 		Long: `Index walks the workspace (honouring .gitignore, .git/info/exclude and
 .ctxlsignore), parses changed files with tree-sitter on all cores and stores
 entities, references and a full-text index in <root>/.ctxls/index.db.
-Unchanged files are not re-read; deleted files disappear from the index.`,
+Unchanged files are not re-read; deleted files disappear from the index.
+When the workspace's hook daemon runs and has watched every change since the
+last walk, 'ctxls index' (with at most --root and --json) is answered by it
+without a walk; the summary then says "followed".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			abs, err := resolveRoot(root)
@@ -56,10 +61,12 @@ Unchanged files are not re-read; deleted files disappear from the index.`,
 			if isTerminal(stderr) && !asJSON || progress {
 				opts.Progress = newProgress(stderr, isTerminal(stderr))
 			}
+			started := time.Now()
 			sum, repaired, err := indexWorkspace(cmd.Context(), abs, opts, store.Options{}, check, stderr)
 			if err != nil {
 				return err
 			}
+			tellDaemonWalked(cmd.Context(), abs, started)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), sum)
 			}
@@ -155,6 +162,7 @@ func backgroundIndex(ctx context.Context, root string) error {
 		opts.LockHeld = true
 	}
 	var notes strings.Builder
+	started := time.Now()
 	sum, _, err := indexWorkspace(ctx, root, opts, store.Options{Existing: true}, false, &notes)
 	if notes.Len() > 0 {
 		log.Warn(strings.TrimSpace(notes.String()))
@@ -165,7 +173,36 @@ func backgroundIndex(ctx context.Context, root string) error {
 	}
 	log.Info("background index run done", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed),
 		zap.Int("entities", sum.Entities), zap.Float64("seconds", sum.Seconds))
+	tellDaemonWalked(ctx, root, started)
 	return nil
+}
+
+// tellDaemonWalked tells the workspace's hook daemon, if one runs, that a
+// whole walk that began at started has finished: from then on its file
+// watches keep the index current, and it answers the next 'ctxls index'
+// without a walk (decision 0110). A daemon of another build ignores it.
+func tellDaemonWalked(ctx context.Context, root string, started time.Time) {
+	exe, err := hookcall.Executable()
+	if err != nil {
+		return
+	}
+	home, _ := os.UserHomeDir()
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	_, _ = hookcall.Call(ctx, &hookcall.Request{Identity: hookcall.Identity(exe), Home: home, Root: root,
+		Walked: &hookcall.Walked{Started: started}})
+}
+
+// formatIndex is the output of 'ctxls index' for a summary (the daemon's
+// answer without a walk prints as a walk's does).
+func formatIndex(sum index.Summary, asJSON bool) ([]byte, error) {
+	var b bytes.Buffer
+	if asJSON {
+		err := writeJSON(&b, sum)
+		return b.Bytes(), err
+	}
+	printSummary(&b, sum)
+	return b.Bytes(), nil
 }
 
 // runIndex opens root's index and brings it up to date.
@@ -235,6 +272,9 @@ func newProgress(w io.Writer, tty bool) func(done, total int) {
 
 func printSummary(w io.Writer, s index.Summary) {
 	fmt.Fprintf(w, "indexed %s in %.2fs\n", s.Root, s.Seconds)
+	if s.Followed {
+		fmt.Fprintf(w, "  followed:  the workspace's daemon watched every change since the last walk; no walk needed\n")
+	}
 	fmt.Fprintf(w, "  files:     %d tracked, %d parsed, %d unchanged, %d deleted\n", s.Files, s.Parsed, s.Unchanged, s.Deleted)
 	fmt.Fprintf(w, "  entities:  %d written, %d references (%d resolved)\n", s.Entities, s.Refs, s.Resolved)
 	if len(s.Skipped) > 0 {

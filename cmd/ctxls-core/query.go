@@ -299,9 +299,11 @@ func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {
 	for _, f := range resp.Files {
 		fmt.Fprintf(w, "  %6.3f  %s\n", f.Score, f.Path)
 		if explain && f.Signals != nil {
-			s := f.Signals
-			fmt.Fprintf(w, "          whole %.2f lexical %.2f coverage %.2f exact %.2f graph %.2f active %.2f size %.2f scope %.2f history %.2f × demotion %.2f\n",
-				s.Whole, s.Lexical, s.Coverage, s.Exact, s.Graph, s.Active, s.Size, s.Scope, s.History, s.Demotion)
+			fmt.Fprint(w, "         ")
+			for _, p := range f.Signals.Parts() {
+				fmt.Fprintf(w, " %s %.2f", p.Name, p.Value)
+			}
+			fmt.Fprintf(w, " × demotion %.2f\n", f.Signals.Demotion)
 		}
 	}
 	fmt.Fprintln(w, "entities:")

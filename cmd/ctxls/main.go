@@ -43,6 +43,15 @@ func main() {
 	switch {
 	case isHook(args):
 		os.Exit(hook(core, args[1]))
+	case len(args) > 0 && args[0] == "index" && !hookcall.Off():
+		if req, ok := parseIndex(args[1:]); ok {
+			// An answer without output is a daemon of a build that
+			// took the call for a ping.
+			if out, answered, _ := ask(core, req, indexWait); answered && len(out) > 0 {
+				os.Stdout.Write(out)
+				return
+			}
+		}
 	case len(args) > 0 && args[0] == "query" && !hookcall.Off():
 		if q, ok := parseQuery(args[1:]); ok {
 			if req, ok := q.request(); ok {

@@ -1,10 +1,11 @@
 // Package treewatch follows a workspace's source files with fsnotify, for
 // the processes that keep its index current: the language server and the
-// hook daemon. It watches every directory below the root except those that
-// hold no source of the workspace (version control, dependencies, caches,
-// hidden directories, the state directory), follows no symbolic link, and
-// stops adding watches at a bound: past it, what is rendered is still
-// checked against the disk (decision 0092), only the early re-index is lost.
+// hook daemon. It watches the directories a whole index walk enters
+// (index.Scope: ignore files, configured patterns, vendor and build-output
+// directories and the state directory left out), names the changed files
+// that walk would index, follows no symbolic link, and stops adding watches
+// at a bound: past it, what is rendered is still checked against the disk
+// (decision 0092), only the early re-index is lost.
 package treewatch
 
 import (
@@ -29,16 +30,19 @@ const DefaultMaxDirs = 8000
 // Tree watches the directories below a root.
 type Tree struct {
 	root    string
+	scope   *index.Scope
 	maxDirs int
 	dirs    int
 	full    bool // maxDirs was reached: some directories are not watched
 	fsw     *fsnotify.Watcher
 }
 
-// New watches root and the directories below it, at most maxDirs (0 means
-// DefaultMaxDirs). It also watches the state directory itself, so that the
-// caller sees the index deleted; events in it are for the caller to judge.
-func New(root string, maxDirs int) (*Tree, error) {
+// New watches root and the directories below it that scope enters, at most
+// maxDirs (0 means DefaultMaxDirs). It also watches the state directory
+// itself, so that the caller sees the index deleted; events in it are for
+// the caller to judge. The tree keeps scope and asks it from the goroutine
+// that calls Files.
+func New(root string, maxDirs int, scope *index.Scope) (*Tree, error) {
 	if maxDirs <= 0 {
 		maxDirs = DefaultMaxDirs
 	}
@@ -46,7 +50,7 @@ func New(root string, maxDirs int) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{root: root, maxDirs: maxDirs, fsw: fsw}
+	t := &Tree{root: root, scope: scope, maxDirs: maxDirs, fsw: fsw}
 	if err := t.add(root); err != nil {
 		fsw.Close()
 		return nil, err
@@ -100,7 +104,7 @@ func (t *Tree) Files(ev fsnotify.Event) []string {
 				if err != nil {
 					return nil
 				}
-				if d.IsDir() && p != ev.Name && skipped(d.Name()) {
+				if d.IsDir() && p != ev.Name && !t.entered(p) {
 					return filepath.SkipDir
 				}
 				if !d.IsDir() {
@@ -119,20 +123,38 @@ func (t *Tree) Files(ev fsnotify.Event) []string {
 	return nil
 }
 
-// source returns abs relative to the root if it is a source file there.
+// source returns abs relative to the root if it is a source file there
+// that the walk would index.
 func (t *Tree) source(abs string) (string, bool) {
 	if _, ok := symbols.LanguageFor(abs); !ok {
 		return "", false
 	}
+	rel, ok := t.Rel(abs)
+	if !ok || !t.scope.File(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// Rel returns abs relative to the root (slash-separated), if it is below
+// the root and outside the state directory.
+func (t *Tree) Rel(abs string) (string, bool) {
 	rel, err := filepath.Rel(t.root, abs)
 	if err != nil {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
-	if rel == ".." || strings.HasPrefix(rel, "../") || rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/") {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/") {
 		return "", false
 	}
 	return rel, true
+}
+
+// entered reports whether the walk enters the directory abs (below the
+// root).
+func (t *Tree) entered(abs string) bool {
+	rel, ok := t.Rel(abs)
+	return ok && t.scope.Dir(rel)
 }
 
 // add watches dir and its subdirectories. WalkDir follows no link below
@@ -153,7 +175,7 @@ func (t *Tree) add(dir string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != t.root && skipped(d.Name()) {
+		if p != t.root && !t.entered(p) {
 			return filepath.SkipDir
 		}
 		if t.dirs >= t.maxDirs {
@@ -168,11 +190,4 @@ func (t *Tree) add(dir string) error {
 		t.dirs++
 		return nil
 	})
-}
-
-// skipped reports a directory that is not watched: one the index walk
-// never enters (version control, dependencies, caches, the state directory)
-// or a hidden one.
-func skipped(name string) bool {
-	return index.NeverSource(name) || strings.HasPrefix(name, ".")
 }

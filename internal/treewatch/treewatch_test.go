@@ -6,20 +6,25 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
 )
 
 func TestTreeNamesChangedSources(t *testing.T) {
 	root := t.TempDir()
-	for _, d := range []string{"a", "node_modules/x", ".hidden", "b/c"} {
+	for _, d := range []string{"a", "node_modules/x", ".hidden", "b/c", "gen/x"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
-	tree, err := New(root, 0)
+	// What the walk leaves out is neither watched nor named.
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("gen/\n*.pb.go\n"), 0o644)
+	tree, err := New(root, 0, index.NewScope(root, config.Index{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	if tree.dirs != 4 { // root, a, b, b/c
-		t.Fatalf("watched %d directories, want 4", tree.dirs)
+	if tree.dirs != 5 { // root, a, .hidden, b, b/c
+		t.Fatalf("watched %d directories, want 5", tree.dirs)
 	}
 	write := func(rel string) {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
@@ -28,6 +33,7 @@ func TestTreeNamesChangedSources(t *testing.T) {
 		}
 	}
 	write("a/x.go")
+	write("a/x.pb.go")              // ignored
 	write("a/notes.txt")            // no language claims it
 	write("node_modules/x/y.go")    // not watched
 	write(".ctxls/auto-context.md") // the state directory
@@ -62,7 +68,7 @@ func TestTreeStopsAtItsBound(t *testing.T) {
 	for _, d := range []string{"a", "b", "c"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
-	tree, err := New(root, 2)
+	tree, err := New(root, 2, index.NewScope(root, config.Index{}))
 	if err != nil {
 		t.Fatal(err)
 	}
