@@ -9,7 +9,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
 
-.PHONY: all build install uninstall dist run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp clean \
+.PHONY: all build install uninstall dist run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp bench-scale clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
 
 all: build
@@ -117,6 +117,12 @@ bench: bench-index bench-query bench-hooks bench-memory bench-lsp
 # and one-file re-index on GOROOT/src against universal-ctags in the same run.
 bench-index: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-index.sh
+
+# bench-scale: the Linux kernel (Debian's linux-source-6.1) against
+# universal-ctags, cold and no-change index, then the kernel prompt set
+# (issue 25). Not part of bench: it unpacks 1.5 GB and indexes it.
+bench-scale: build
+	./scripts/bench-scale.sh
 
 bench-query: build
 	BENCH_ROOT=$(BENCH_ROOT) ./scripts/bench-query.sh

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -460,6 +461,8 @@ type result struct {
 	// resolved marks the references of fd.Refs whose target was taken
 	// from stored (reuseTargets) instead of resolved again.
 	resolved []bool
+	// entities counts fd.Entities, which are let go once written.
+	entities int
 }
 
 // refKey is everything about a reference that resolution reads besides the
@@ -576,6 +579,22 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		return err
 	}
 	defer func() { w.Rollback() }()
+	// A run over most of the tree resolves every reference against every
+	// definition, after all are written. Until then its references wait on
+	// disk, and what was written of a file is let go: held, they grew with
+	// the tree (6.8 GiB for a kernel; decision 0106). Such a run reads back
+	// most of what it writes, through the page cache rather than the map.
+	cold := len(tracked) == 0 || len(work) > len(tracked)/2
+	var spill *refSpill
+	if cold && !small {
+		if spill, err = newRefSpill(filepath.Dir(st.Path())); err != nil {
+			return err
+		}
+		defer spill.close()
+		if err := w.Unmap(ctx); err != nil {
+			return err
+		}
+	}
 	// Partial rows of an interrupted run are in the live tables, which a
 	// rebuild replaces.
 	if dirty == "1" && !rebuild {
@@ -639,20 +658,18 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		}
 		// A definition whose parent changed (a method whose type moved to
 		// another file) keeps its id but not its parent's name, by which
-		// qualified references resolve.
-		after := make(map[int64]bool, len(r.fd.Entities))
-		for _, e := range r.fd.Entities[min(1, len(r.fd.Entities)):] {
-			after[e.ID] = true
-			if k, existed := before[e.ID]; !existed || k.ParentID != e.ParentID {
-				affected[e.Name] = true
-			}
+		// qualified references resolve. A cold run resolves every name.
+		if !cold {
+			noteAffected(affected, before, r.fd.Entities)
 		}
-		for id, k := range before {
-			if !after[id] {
-				affected[k.Name] = true
+		r.entities = len(r.fd.Entities)
+		r.fd.Docs, r.fd.Entities, r.fd.Whole = nil, nil, store.Doc{}
+		if spill != nil {
+			if err := spill.put(r.fd.Refs); err != nil {
+				return err
 			}
+			r.fd.Refs = nil
 		}
-		r.fd.Docs = nil
 		done = append(done, r)
 		inBatch++
 		if !small && inBatch >= batchFiles {
@@ -684,7 +701,6 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		// Nothing changed: no references to resolve, no documents counted.
 		return finish(ctx, w, small, bulk, rebuild, whole, dirty, dirty == "1" || rebuild)
 	}
-	cold := len(tracked) == 0 || len(done) > len(tracked)/2
 	sameFiles := len(deleted) == 0
 	for _, r := range done {
 		if _, ok := tracked[r.cand.rel]; !ok {
@@ -703,15 +719,17 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 	files := newFileSet(paths)
 	files.module = goModule(opts.Root)
 	res := newResolver(files)
-	for _, r := range done {
-		if !r.same {
-			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+	// Spilled references get their file's scope as they are read back.
+	if spill == nil {
+		for _, r := range done {
+			if !r.same {
+				res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+			}
 		}
 	}
 
-	var defs []store.Def
 	if cold {
-		defs, err = loadDefs(ctx, w, nil)
+		err = w.EachDefinition(ctx, nil, addDef(res))
 	} else {
 		// Definitions are loaded only for the names that references must be
 		// resolved by: new ones, and those whose definitions changed.
@@ -732,12 +750,17 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 				}
 			}
 		}
-		defs, err = loadDefs(ctx, w, keys(names))
+		err = w.EachDefinition(ctx, keys(names), addDef(res))
 	}
 	if err != nil {
 		return err
 	}
-	res.addDefs(defs)
+	res.sortDefs()
+	if spill != nil {
+		if err := spill.rewind(); err != nil {
+			return err
+		}
+	}
 	// References elsewhere to names that appeared or disappeared.
 	if !cold && len(affected) > 0 {
 		if err := reresolve(ctx, w, st, res, keys(affected), done); err != nil {
@@ -745,8 +768,16 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		}
 	}
 	inBatch = 0
+	var refs []store.Ref // spilled references, read back file by file
 	for _, r := range done {
 		if !r.same {
+			if spill != nil {
+				if refs, err = spill.next(refs); err != nil {
+					return err
+				}
+				r.fd.Refs = refs
+				res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+			}
 			for i := range r.fd.Refs {
 				ref := &r.fd.Refs[i]
 				if ref.Kind != store.RefImports && (r.resolved == nil || !r.resolved[i]) {
@@ -765,8 +796,12 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			if err != nil {
 				return fmt.Errorf("index %s: %w", r.cand.rel, err)
 			}
-			sum.Entities += len(r.fd.Entities)
+			sum.Entities += r.entities
 			sum.Refs += len(r.fd.Refs)
+			if spill != nil {
+				r.fd.Refs = nil
+				delete(res.byFile, r.fd.File.ID) // no other file's references need it
+			}
 			if r.fd.File.Skip != "" {
 				sum.Skipped[r.fd.File.Skip]++
 			} else {
@@ -786,7 +821,31 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			inBatch = 0
 		}
 	}
+	if spill != nil {
+		// The definitions are garbage now (res is not used again): give
+		// their memory back before SQLite builds the indexes, which sorts
+		// in memory (temp_store).
+		debug.FreeOSMemory()
+	}
 	return finish(ctx, w, small, bulk, rebuild, whole, dirty, true)
+}
+
+// noteAffected adds to affected the names of the definitions that appeared
+// in or disappeared from a file, or changed parent, between before and
+// after.
+func noteAffected(affected map[string]bool, before map[int64]store.EntityKey, after []store.Entity) {
+	now := make(map[int64]bool, len(after))
+	for _, e := range after[min(1, len(after)):] {
+		now[e.ID] = true
+		if k, existed := before[e.ID]; !existed || k.ParentID != e.ParentID {
+			affected[e.Name] = true
+		}
+	}
+	for id, k := range before {
+		if !now[id] {
+			affected[k.Name] = true
+		}
+	}
 }
 
 // finish ends a run's last transaction: a rebuild swapped in with the
@@ -834,10 +893,12 @@ func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild, whole bo
 	return w.Commit()
 }
 
-// loadDefs reads definitions through the open write transaction, so that
-// rows written earlier in it are visible.
-func loadDefs(ctx context.Context, w *store.Writer, names []string) ([]store.Def, error) {
-	return w.Definitions(ctx, names)
+// addDef returns a callback that gives res each definition read.
+func addDef(res *resolver) func(*store.Def) error {
+	return func(d *store.Def) error {
+		res.addDef(d)
+		return nil
+	}
 }
 
 // reresolve recomputes targets of stored references (in files not being

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,16 +19,75 @@ import (
 // definition anywhere. Ambiguity is left unresolved rather than guessed: a
 // wrong edge misleads ranking more than a missing one.
 type resolver struct {
-	defs   map[string][]store.Def
+	// defs holds every definition by name, each name's in id order so
+	// that a choice among equals does not depend on the order the store
+	// returned them in (sortDefs).
+	defs   map[string][]def
 	files  *fileSet
 	byFile map[int64]*fileScope
-	// family caches each defining file's language family: a JavaScript
-	// call to filter() never names a Go method called filter.
-	family map[int64]string
+	// defFiles holds what resolution asks of a defining file, once per
+	// file; parents interns the names of enclosing types. A kernel has
+	// millions of definitions: a path string per definition was most of
+	// the memory of a cold index.
+	defFiles map[int64]*defFile
+	parents  map[string]string
 	// cands and tier are resolve's scratch buffers: a resolver is used by
 	// one goroutine.
-	cands, tier []*store.Def
+	cands, tier []*def
 }
+
+// def is a definition as the resolver keeps it; its name is its key in
+// resolver.defs.
+type def struct {
+	id     int64
+	file   *defFile
+	parent string // enclosing type for methods, "" for top-level
+	kind   defKind
+}
+
+// defFile is the file of one or more definitions.
+type defFile struct {
+	id   int64
+	path string
+	dir  string
+	// family is the file's language family: a JavaScript call to filter()
+	// never names a Go method called filter.
+	family string
+}
+
+// defKind is an entity kind as resolution tells kinds apart.
+type defKind uint8
+
+const (
+	kindOther defKind = iota
+	kindFunction
+	kindMethod
+	kindClass
+	kindStruct
+	kindType
+	kindConstant
+	kindInterface
+	kindEnum
+	kindModule
+)
+
+var defKinds = map[string]defKind{
+	"function": kindFunction, "method": kindMethod, "class": kindClass, "struct": kindStruct, "type": kindType,
+	"constant": kindConstant, "interface": kindInterface, "enum": kindEnum, "module": kindModule,
+}
+
+// kindSet is a set of defKinds.
+type kindSet uint16
+
+func kinds(ks ...defKind) kindSet {
+	var s kindSet
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+func (s kindSet) has(k defKind) bool { return k != kindOther && s&(1<<k) != 0 }
 
 // fileScope is what one file imports.
 type fileScope struct {
@@ -63,6 +124,12 @@ func (fs *fileSet) byBase(base string) []string {
 		for p := range fs.paths {
 			b := path.Base(p)
 			fs.baseIndex[b] = append(fs.baseIndex[b], p)
+		}
+		// Sorted, as tail keeps the first of paths equally close: in map
+		// order an #include that two headers match resolved to either,
+		// and two runs over one tree to different indexes (decision 0107).
+		for _, ps := range fs.baseIndex {
+			sort.Strings(ps)
 		}
 	}
 	return fs.baseIndex[base]
@@ -264,13 +331,39 @@ func (fs *fileSet) dropLeading(p, from string) string {
 }
 
 func newResolver(files *fileSet) *resolver {
-	return &resolver{defs: make(map[string][]store.Def), files: files, byFile: map[int64]*fileScope{}, family: map[int64]string{}}
+	return &resolver{defs: make(map[string][]def), files: files, byFile: map[int64]*fileScope{},
+		defFiles: map[int64]*defFile{}, parents: map[string]string{}}
 }
 
-// addDefs makes definitions available to resolve.
-func (r *resolver) addDefs(defs []store.Def) {
-	for _, d := range defs {
-		r.defs[d.Name] = append(r.defs[d.Name], d)
+// addDef makes a definition available to resolve; sortDefs must follow the
+// last. Definitions of kinds that no reference resolves to are not kept.
+func (r *resolver) addDef(d *store.Def) {
+	k := defKinds[d.Kind]
+	if k == kindOther {
+		return
+	}
+	f := r.defFiles[d.FileID]
+	if f == nil {
+		f = &defFile{id: d.FileID, path: d.Path, dir: path.Dir(d.Path), family: symbols.FamilyOf(d.Path)}
+		r.defFiles[d.FileID] = f
+	}
+	parent := d.ParentName
+	if parent != "" {
+		if p, ok := r.parents[parent]; ok {
+			parent = p
+		} else {
+			r.parents[parent] = parent
+		}
+	}
+	r.defs[d.Name] = append(r.defs[d.Name], def{id: d.ID, file: f, parent: parent, kind: k})
+}
+
+// sortDefs puts each name's definitions in id order.
+func (r *resolver) sortDefs() {
+	for _, ds := range r.defs {
+		if len(ds) > 1 {
+			slices.SortFunc(ds, func(a, b def) int { return cmp.Compare(a.id, b.id) })
+		}
 	}
 }
 
@@ -332,9 +425,11 @@ func defaultAlias(lang, spec string) string {
 	return ""
 }
 
-var callable = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "type": true, "constant": true}
-var typeLike = map[string]bool{"class": true, "struct": true, "interface": true, "enum": true, "type": true, "module": true}
-var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "function": true, "method": true}
+var (
+	callable = kinds(kindFunction, kindMethod, kindClass, kindStruct, kindType, kindConstant)
+	typeLike = kinds(kindClass, kindStruct, kindInterface, kindEnum, kindType, kindModule)
+	goValue  = kinds(kindStruct, kindInterface, kindType, kindFunction, kindMethod)
+)
 
 // resolveGo binds a Go reference by Go's scoping: a name qualified by an
 // import is looked up only in that package (and stays unresolved when the
@@ -345,22 +440,22 @@ var goValue = map[string]bool{"struct": true, "interface": true, "type": true, "
 // operand whose type the file does not state (symbols.UnknownOperand)
 // binds only when one method in reach has the name. Only test files reach
 // definitions in test files.
-func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) int64 {
+func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*def) int64 {
 	// A _test.go file is no part of the package that other files build.
 	if !strings.HasSuffix(sc.path, "_test.go") {
-		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return !strings.HasSuffix(d.Path, "_test.go") })...)
+		cands = append(cands[:0], r.filter(cands, func(d *def) bool { return !strings.HasSuffix(d.file.path, "_test.go") })...)
 	}
 	q := ref.Qualifier
 	if q == "" {
 		// A method is never named bare.
-		cands = append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName == "" })...)
-		if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
+		cands = append(cands[:0], r.filter(cands, func(d *def) bool { return d.parent == "" })...)
+		if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID }); len(t) > 0 {
 			return pick(t, true)
 		}
-		if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+		if t := r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir }); len(t) > 0 {
 			return pick(t, true)
 		}
-		return pick(r.filter(cands, func(d *store.Def) bool { return sc.dot[path.Dir(d.Path)] }), true)
+		return pick(r.filter(cands, func(d *def) bool { return sc.dot[d.file.dir] }), true)
 	}
 	if expr, unknown := strings.CutPrefix(q, symbols.UnknownOperand); unknown {
 		return r.resolveGoUnknown(expr, sc, cands)
@@ -371,19 +466,19 @@ func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) 
 			return 0
 		}
 		if rest == "" {
-			return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
+			return pick(r.filter(cands, func(d *def) bool { return d.file.dir == dir && d.parent == "" }), false)
 		}
 		// pkg.T: a method of type T of that package.
-		return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == rest }), false)
+		return pick(r.filter(cands, func(d *def) bool { return d.file.dir == dir && d.parent == rest }), false)
 	}
 	if rest != "" {
 		return 0 // not a type this file can name
 	}
 	// A type of the file's package or of a dot import.
-	if t := r.filter(cands, func(d *store.Def) bool { return d.ParentName == q && path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+	if t := r.filter(cands, func(d *def) bool { return d.parent == q && d.file.dir == sc.dir }); len(t) > 0 {
 		return pick(t, false)
 	}
-	return pick(r.filter(cands, func(d *store.Def) bool { return d.ParentName == q && sc.dot[path.Dir(d.Path)] }), false)
+	return pick(r.filter(cands, func(d *def) bool { return d.parent == q && sc.dot[d.file.dir] }), false)
 }
 
 // resolveGoUnknown binds a selector on an operand of unknown type (expr,
@@ -391,30 +486,30 @@ func (r *resolver) resolveGo(ref *store.Ref, sc *fileScope, cands []*store.Def) 
 // method of the name must be one type's, in the file's package or one it
 // imports. An operand that is another package's variable ("pkg.Var")
 // reaches only that package's methods.
-func (r *resolver) resolveGoUnknown(expr string, sc *fileScope, cands []*store.Def) int64 {
-	methods := append(cands[:0], r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" })...)
+func (r *resolver) resolveGoUnknown(expr string, sc *fileScope, cands []*def) int64 {
+	methods := append(cands[:0], r.filter(cands, func(d *def) bool { return d.parent != "" })...)
 	if head, _, ok := strings.Cut(expr, "."); ok {
 		if dir, isImport := sc.aliases[head]; isImport {
 			if dir == "" {
 				return 0
 			}
-			methods = append(methods[:0], r.filter(methods, func(d *store.Def) bool { return path.Dir(d.Path) == dir })...)
+			methods = append(methods[:0], r.filter(methods, func(d *def) bool { return d.file.dir == dir })...)
 		}
 	}
 	if len(methods) == 0 {
 		return 0
 	}
 	first := methods[0]
-	dir := path.Dir(first.Path)
+	dir := first.file.dir
 	for _, d := range methods[1:] {
-		if d.ParentName != first.ParentName || path.Dir(d.Path) != dir {
+		if d.parent != first.parent || d.file.dir != dir {
 			return 0
 		}
 	}
 	if dir != sc.dir && !sc.dirs[dir] && !sc.dot[dir] {
 		return 0
 	}
-	return first.ID
+	return first.id
 }
 
 // resolve returns the entity a reference names, or 0.
@@ -441,7 +536,7 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	// once per reference.
 	cands := r.cands[:0]
 	for i := range all {
-		if d := &all[i]; ok[d.Kind] && d.ID != ref.SrcID && r.familyOf(d) == sc.family {
+		if d := &all[i]; ok.has(d.kind) && d.id != ref.SrcID && d.file.family == sc.family {
 			cands = append(cands, d)
 		}
 	}
@@ -458,42 +553,32 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 	}
 	if q != "" {
 		if dir, isImport := sc.aliases[q]; isImport {
-			return pick(r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == dir && d.ParentName == "" }), false)
+			return pick(r.filter(cands, func(d *def) bool { return d.file.dir == dir && d.parent == "" }), false)
 		}
-		if byType := r.filter(cands, func(d *store.Def) bool { return strings.EqualFold(d.ParentName, q) }); len(byType) > 0 {
+		if byType := r.filter(cands, func(d *def) bool { return strings.EqualFold(d.parent, q) }); len(byType) > 0 {
 			cands = append(cands[:0], byType...)
-		} else if methods := r.filter(cands, func(d *store.Def) bool { return d.ParentName != "" }); len(methods) > 0 {
+		} else if methods := r.filter(cands, func(d *def) bool { return d.parent != "" }); len(methods) > 0 {
 			cands = append(cands[:0], methods...)
 		}
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return d.FileID == ref.FileID }); len(t) > 0 {
+	if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID }); len(t) > 0 {
 		return pick(t, q == "")
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return path.Dir(d.Path) == sc.dir }); len(t) > 0 {
+	if t := r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir }); len(t) > 0 {
 		return pick(t, q == "")
 	}
-	if t := r.filter(cands, func(d *store.Def) bool { return sc.dirs[path.Dir(d.Path)] }); len(t) > 0 {
+	if t := r.filter(cands, func(d *def) bool { return sc.dirs[d.file.dir] }); len(t) > 0 {
 		return pick(t, q == "")
 	}
 	if len(cands) == 1 {
-		return cands[0].ID
+		return cands[0].id
 	}
 	return 0
 }
 
-// familyOf returns the language family of d's file.
-func (r *resolver) familyOf(d *store.Def) string {
-	f, ok := r.family[d.FileID]
-	if !ok {
-		f = symbols.FamilyOf(d.Path)
-		r.family[d.FileID] = f
-	}
-	return f
-}
-
 // filter returns the definitions of ds that keep accepts, in a buffer that
 // the next call reuses.
-func (r *resolver) filter(ds []*store.Def, keep func(*store.Def) bool) []*store.Def {
+func (r *resolver) filter(ds []*def, keep func(*def) bool) []*def {
 	out := r.tier[:0]
 	for _, d := range ds {
 		if keep(d) {
@@ -507,32 +592,32 @@ func (r *resolver) filter(ds []*store.Def, keep func(*store.Def) bool) []*store.
 // pick chooses among candidates of one scope tier. Top-level definitions of
 // the same name (build-tag variants of a function) are interchangeable;
 // methods of different types are not.
-func pick(cands []*store.Def, preferTop bool) int64 {
+func pick(cands []*def, preferTop bool) int64 {
 	if len(cands) == 0 {
 		return 0
 	}
 	if len(cands) == 1 {
-		return cands[0].ID
+		return cands[0].id
 	}
-	var top *store.Def // the first top-level definition
+	var top *def // the first top-level definition
 	parent, parents := "", 0
 	for _, d := range cands {
 		switch {
-		case d.ParentName == "":
+		case d.parent == "":
 			if top == nil {
 				top = d
 			}
 		case parents == 0:
-			parent, parents = d.ParentName, 1
-		case d.ParentName != parent:
+			parent, parents = d.parent, 1
+		case d.parent != parent:
 			parents = 2 // two or more
 		}
 	}
 	if top != nil && (preferTop || parents == 0) {
-		return top.ID
+		return top.id
 	}
 	if parents == 1 && top == nil {
-		return cands[0].ID
+		return cands[0].id
 	}
 	return 0
 }

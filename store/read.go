@@ -150,13 +150,20 @@ type querier interface {
 
 // Definitions returns definitions named by names (all when names is nil).
 func (s *Store) Definitions(ctx context.Context, names []string) ([]Def, error) {
-	return definitions(ctx, s.db, liveTables, names)
+	var out []Def
+	err := eachDefinition(ctx, s.db, liveTables, names, func(d *Def) error {
+		out = append(out, *d)
+		return nil
+	})
+	return out, err
 }
 
-// Definitions is Definitions of the tables the writer writes, rows written
-// earlier in its transaction included.
-func (w *Writer) Definitions(ctx context.Context, names []string) ([]Def, error) {
-	return definitions(ctx, w.tx, w.t, names)
+// EachDefinition calls fn with each definition named by names (all when
+// names is nil) in the tables the writer writes, rows written earlier in its
+// transaction included. The definitions stream from the store: a cold
+// index of a large tree keeps only what the caller keeps of them.
+func (w *Writer) EachDefinition(ctx context.Context, names []string, fn func(d *Def) error) error {
+	return eachDefinition(ctx, w.tx, w.t, names, fn)
 }
 
 // receiverOf returns the type a method's qualified name names before the
@@ -175,52 +182,50 @@ func receiverOf(qname string) string {
 	return qname[j+1 : i]
 }
 
-func definitions(ctx context.Context, db querier, t *tableNames, names []string) ([]Def, error) {
+func eachDefinition(ctx context.Context, db querier, t *tableNames, names []string, fn func(d *Def) error) error {
 	// The file entity's qualified name is the file's path; joining it rather
 	// than files lets the indexer resolve before it writes the file rows.
 	q := t.sql(`SELECT e.id, e.file_id, e.kind, e.name, coalesce(p.name, ''), f.qname, e.qname
 		FROM {entities} e JOIN {entities} f ON f.id = e.file_id LEFT JOIN {entities} p ON p.id = e.parent_id AND p.kind != 'file'
 		WHERE e.kind NOT IN ('file', 'heading', 'variable')`)
-	var out []Def
+	var want map[string]bool
+	if names != nil {
+		want = make(map[string]bool, len(names))
+		for _, n := range names {
+			want[n] = true
+		}
+	}
 	scan := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return classify(fmt.Errorf("load definitions: %w", err))
 		}
 		defer rows.Close()
+		var d Def
+		var qname string
 		for rows.Next() {
-			var d Def
-			var qname string
 			if err := rows.Scan(&d.ID, &d.FileID, &d.Kind, &d.Name, &d.ParentName, &d.Path, &qname); err != nil {
 				return classify(err)
+			}
+			// The lookup by name ignores case; the names asked for do not.
+			if want != nil && !want[d.Name] {
+				continue
 			}
 			if d.ParentName == "" && d.Kind == "method" {
 				d.ParentName = receiverOf(qname)
 			}
-			out = append(out, d)
+			if err := fn(&d); err != nil {
+				return err
+			}
 		}
 		return classify(rows.Err())
 	}
 	if names == nil {
-		return out, scan(db.QueryContext(ctx, q))
+		return scan(db.QueryContext(ctx, q))
 	}
-	// COLLATE NOCASE lets the lookup use entities_name; exact case is
-	// checked below.
-	if err := inChunks(names, func(chunk []string) error {
+	// COLLATE NOCASE lets the lookup use entities_name.
+	return inChunks(names, func(chunk []string) error {
 		return scan(db.QueryContext(ctx, q+` AND e.name COLLATE NOCASE IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
-	}); err != nil {
-		return nil, err
-	}
-	want := make(map[string]bool, len(names))
-	for _, n := range names {
-		want[n] = true
-	}
-	exact := out[:0]
-	for _, d := range out {
-		if want[d.Name] {
-			exact = append(exact, d)
-		}
-	}
-	return exact, nil
+	})
 }
 
 // Refs returns stored references that originate in fileIDs or whose name is

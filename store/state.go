@@ -130,6 +130,9 @@ type connector struct {
 func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c *connector) Driver() driver.Driver                        { return c.drv }
 
+// mmapSize is how much of the index file a connection maps.
+const mmapSize = 1 << 30
+
 func newConnector(dsn, state string, readOnly bool) *connector {
 	return &connector{dsn: dsn, drv: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
@@ -138,7 +141,7 @@ func newConnector(dsn, state string, readOnly bool) *connector {
 			// a temp file that was thousands of pwrite calls per update
 			// (docs/decisions/0053). The memory map lets short-lived
 			// processes read pages straight from the OS cache.
-			if _, err := c.Exec("PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", nil); err != nil {
+			if _, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d; PRAGMA temp_store = MEMORY", mmapSize), nil); err != nil {
 				return err
 			}
 			return attachState(c, state, readOnly)

@@ -467,3 +467,53 @@ func checkPrivate(t *testing.T, dir string, want ...string) {
 		}
 	}
 }
+
+// A writer that unmaps the index reads it through the page cache in each of
+// its transactions, Next's included, and leaves its connection mapped again
+// after each commit, for the readers that use the connection next.
+func TestUnmappedWriterRestoresTheMap(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir(), Options{SingleConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	size := func(q querier) int64 {
+		t.Helper()
+		rows, err := q.QueryContext(ctx, "PRAGMA main.mmap_size")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var n int64
+		if !rows.Next() {
+			t.Fatal("PRAGMA mmap_size returned no row")
+		}
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Unmap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(w.tx); got != 0 {
+		t.Errorf("unmapped writer maps %d bytes", got)
+	}
+	if w, err = w.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(w.tx); got != 0 {
+		t.Errorf("writer after Next maps %d bytes", got)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(s.DB()); got != mmapSize {
+		t.Errorf("after commit the connection maps %d bytes, want %d", got, mmapSize)
+	}
+}

@@ -26,6 +26,10 @@ type Writer struct {
 	// nextSeq is the next entities.seq to assign.
 	nextSeq int64
 	seqs    map[int64]int64 // entity id → seq, for the file being written
+
+	// unmapped says the transactions read the index file through SQLite's
+	// page cache rather than the memory map (Unmap).
+	unmapped bool
 }
 
 // batchRows is how many rows one multi-row INSERT carries: for rows this
@@ -99,7 +103,24 @@ func (w *Writer) Next(ctx context.Context) (*Writer, error) {
 	if w.t.rebuild {
 		seq = w.nextSeq
 	}
-	return w.s.beginWrite(ctx, w.t, seq)
+	next, err := w.s.beginWrite(ctx, w.t, seq)
+	if err == nil && w.unmapped {
+		err = next.Unmap(ctx)
+	}
+	return next, err
+}
+
+// Unmap makes this writer and those Next starts from it read the index
+// file through SQLite's page cache (32 MB) instead of its memory map, up to
+// their Commit. A bulk load reads back most of what it writes (full-text
+// segment merges, index builds, definitions): through the 1 GiB map, a
+// kernel's cold index kept a gigabyte of the file resident in the
+// process (decision 0106). The map is restored before each commit, for
+// the connection's next user.
+func (w *Writer) Unmap(ctx context.Context) error {
+	w.unmapped = true
+	_, err := w.tx.ExecContext(ctx, "PRAGMA main.mmap_size = 0")
+	return classify(err)
 }
 
 // beginWrite starts a writer on the tables t; entities are numbered from
@@ -169,7 +190,15 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 }
 
 // Commit makes the writes visible.
-func (w *Writer) Commit() error { return classify(w.tx.Commit()) }
+func (w *Writer) Commit() error {
+	if w.unmapped {
+		if _, err := w.tx.Exec(fmt.Sprintf("PRAGMA main.mmap_size = %d", mmapSize)); err != nil {
+			w.tx.Rollback()
+			return classify(err)
+		}
+	}
+	return classify(w.tx.Commit())
+}
 
 // Rollback discards the writes; it is a no-op after Commit, and on a nil
 // Writer (a Next that failed).
