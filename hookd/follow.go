@@ -54,7 +54,10 @@ func barrierSeq(ev fsnotify.Event) (int, bool) {
 }
 
 // errNotFollowed is why the daemon does not answer an index call itself.
-var errNotFollowed = errors.New("the daemon has not followed every change since a whole walk")
+var (
+	errNotFollowed = errors.New("the daemon has not followed every change since a whole walk")
+	errHeadMoved   = errors.New("the repository's HEAD moved since the last whole walk")
+)
 
 // syncCall is an index call waiting in the follow loop: it is answered
 // once every change made before it is in the index.
@@ -121,7 +124,7 @@ func (d *daemon) follow(ctx context.Context) {
 				f.followed = true
 			}
 		case c := <-d.syncs:
-			f.call(c)
+			f.call(ctx, c)
 		case <-f.due:
 			f.due = nil
 			f.flush(ctx)
@@ -243,9 +246,15 @@ func (f *follower) flush(ctx context.Context) (index.Summary, error) {
 
 // call takes an index call: it is answered once the watcher has read every
 // event up to now, which its barrier file's own event proves.
-func (f *follower) call(c syncCall) {
+func (f *follower) call(ctx context.Context, c syncCall) {
 	if !f.followed {
 		c.reply <- syncResult{err: errNotFollowed}
+		return
+	}
+	// A checkout, pull or commit: the files follow, the history in the
+	// index does not; a walk records it.
+	if moved, err := index.HeadMoved(ctx, f.d.st, f.d.opts.Root); err != nil || moved {
+		c.reply <- syncResult{err: errHeadMoved}
 		return
 	}
 	f.seq++

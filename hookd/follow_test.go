@@ -156,6 +156,20 @@ func TestDaemonAnswersIndexWhenFollowed(t *testing.T) {
 	if sum, refused = indexCall(); refused != "" || sum.Files != 1 || tracked("billing/invoice.go") {
 		t.Fatalf("after moving a directory away: %+v, refused %q", sum, refused)
 	}
+	// A checkout moved HEAD: the history in the index needs a walk.
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, refused := indexCall(); refused == "" {
+		t.Fatal("answered after HEAD moved")
+	}
+	os.RemoveAll(filepath.Join(root, ".git"))
+	if _, refused := indexCall(); refused != "" {
+		t.Fatalf("refused with HEAD as recorded: %s", refused)
+	}
 	// What the walk indexes changed: back to a walk.
 	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("auth/\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -207,3 +207,19 @@ func readMeta(ctx context.Context, root, key string) (string, error) {
 	defer st.Close()
 	return st.Meta(ctx, key)
 }
+
+// HeadMoved reports whether the repository's HEAD (GitHead) differs from
+// the one the last whole run recorded: a checkout, pull or commit since.
+// Only a whole run (Run) records the history of the new HEAD, so an index
+// that changed files alone have kept current is behind in its history.
+func HeadMoved(ctx context.Context, st *store.Store, root string) (bool, error) {
+	head := GitHead(root)
+	if head == "" {
+		return false, nil
+	}
+	recorded, err := st.Meta(ctx, metaGitHead)
+	if err != nil {
+		return false, err
+	}
+	return recorded != head, nil
+}
