@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ctxls/ctxls/store"
 )
@@ -22,9 +23,19 @@ type refSpill struct {
 	buf []byte
 }
 
-// newRefSpill creates the spill file in dir; close removes it.
+// spillPattern names the spill files in the state directory.
+const spillPattern = "refs-*.spill"
+
+// newRefSpill creates the spill file in dir; close removes it. The caller
+// holds the index lock, so a spill file already there is a killed run's:
+// it is removed first.
 func newRefSpill(dir string) (*refSpill, error) {
-	f, err := os.CreateTemp(dir, "refs-*.spill")
+	if stale, err := filepath.Glob(filepath.Join(dir, spillPattern)); err == nil {
+		for _, p := range stale {
+			os.Remove(p)
+		}
+	}
+	f, err := os.CreateTemp(dir, spillPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spill references: %w", err)
 	}
