@@ -251,7 +251,23 @@ func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, 
 		}
 		return stale, nil
 	}
+	requery := func() ([]string, error) {
+		again, err := Query(ctx, st, req)
+		if err != nil {
+			return nil, err
+		}
+		*resp = *again
+		src = newSourceCache(opts.Root, opts.Overlay)
+		return check()
+	}
 	stale, err := check()
+	if err == nil && st.Commits() != resp.commits {
+		// This process re-indexed between the query and the check (the
+		// daemon's follow loop shares its connection): the rows just
+		// checked may be newer than the results, whose lines would then
+		// be left out as wrong at render. Ask again.
+		stale, err = requery()
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -262,16 +278,8 @@ func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, 
 	if len(onDisk) > 0 && opts.Refresh != nil && timeLeft(ctx) >= minRefreshTime {
 		if err := opts.Refresh.Refresh(ctx, onDisk); err != nil {
 			log.Info("changed files not re-indexed before rendering", zap.Strings("files", stale), zap.Error(err))
-		} else {
-			again, err := Query(ctx, st, req)
-			if err != nil {
-				return nil, nil, err
-			}
-			*resp = *again
-			src = newSourceCache(opts.Root, opts.Overlay)
-			if stale, err = check(); err != nil {
-				return nil, nil, err
-			}
+		} else if stale, err = requery(); err != nil {
+			return nil, nil, err
 		}
 	}
 	if opts.Refresh != nil {

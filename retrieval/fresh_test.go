@@ -74,6 +74,9 @@ func TestAssembleRendersOnlyCurrentFiles(t *testing.T) {
 		// context shows Login (from the current file).
 		wantStale, wantLogin bool
 		wantTracked          bool
+		// between: the file is re-indexed by this process after the query
+		// and before the assembly, as the hook daemon's follow loop does.
+		between bool
 	}{
 		{name: "fresh", change: func(*testing.T, string) {}, wantLogin: true, wantTracked: true},
 		{name: "changed, no refresher", change: write(shifted), wantStale: true, wantTracked: true},
@@ -83,6 +86,9 @@ func TestAssembleRendersOnlyCurrentFiles(t *testing.T) {
 		{name: "deleted, no refresher", change: remove, wantStale: true, wantTracked: true},
 		// Re-indexed: the file is gone from the index, so from the answer.
 		{name: "deleted, refreshed", change: remove, refresh: true, wantTracked: false},
+		// The query's lines are older than the rows the check reads: the
+		// query is asked again rather than Login left out as wrong code.
+		{name: "re-indexed after the query", change: write(shifted), between: true, wantLogin: true, wantTracked: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,6 +99,11 @@ func TestAssembleRendersOnlyCurrentFiles(t *testing.T) {
 			resp, err := Query(ctx, st, req)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.between {
+				if _, err := index.Update(ctx, st, index.Options{Root: root, Config: config.Default()}, []index.Change{{Path: service}}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			opts := ContextOptions{Root: root, MaxTokens: 4000, MaxSections: 10}
 			if tc.refresh {

@@ -102,6 +102,8 @@ type Response struct {
 	Terms    map[string]float64 `json:"terms"` // term → weight × idf
 	Abstain  bool               `json:"abstained"`
 	Reason   string             `json:"reason,omitempty"`
+	// commits is the store's Commits when the query began (see freshen).
+	commits uint64
 }
 
 // Field weights for BM25F: an identifier's own name and qualified name are
@@ -198,7 +200,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if req.Limit <= 0 {
 		req.Limit = 10
 	}
-	resp := &Response{Terms: map[string]float64{}}
+	resp := &Response{Terms: map[string]float64{}, commits: st.Commits()}
 	messageTriggers := req.MessageTriggers
 	if messageTriggers == nil {
 		messageTriggers = analyzer.Message(req.Text)

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
@@ -49,7 +50,17 @@ type Store struct {
 	// Recovered is set when Open moved a corrupt or foreign file aside and
 	// started a new index; it holds where the old file went.
 	Recovered string
+	// commits counts the index write transactions this Store committed
+	// (Commits).
+	commits atomic.Uint64
 }
+
+// Commits returns how many index write transactions this Store has
+// committed. A reader that sees it change between a query and the reads
+// that follow knows the query may describe rows since replaced: in the hook
+// daemon a re-index of the files a hook is about to render runs on the same
+// connection between the hook's statements.
+func (s *Store) Commits() uint64 { return s.commits.Load() }
 
 // Path returns the index file of a workspace root.
 func Path(root string) string { return filepath.Join(workspace.Dir(root), "index.db") }

@@ -197,7 +197,11 @@ func (w *Writer) Commit() error {
 			return classify(err)
 		}
 	}
-	return classify(w.tx.Commit())
+	if err := w.tx.Commit(); err != nil {
+		return classify(err)
+	}
+	w.s.commits.Add(1)
+	return nil
 }
 
 // Rollback discards the writes; it is a no-op after Commit, and on a nil
