@@ -36,6 +36,10 @@ const (
 	// barrierWait bounds how long an index call waits for the watcher to
 	// catch up with the moment it asked (see syncCall).
 	barrierWait = 2 * time.Second
+	// updateMargin is the time before a hook's deadline at which it stops
+	// waiting for the follow loop to re-index its files: enough to query
+	// again and render (retrieval's minRefreshTime leaves 250 ms).
+	updateMargin = 150 * time.Millisecond
 )
 
 // barrierPrefix names the files in the state directory that index calls
@@ -64,6 +68,37 @@ var (
 type syncCall struct {
 	reply chan syncResult
 	seq   int // of its barrier file
+}
+
+// updateCall is a hook's re-index of files it is about to render or the
+// assistant touched. The follow loop does it: the daemon's one connection
+// and the index lock then have one writer, and a hook never waits out a
+// lock its own daemon holds while it re-indexes the same files.
+type updateCall struct {
+	paths []string
+	reply chan error
+}
+
+// update re-indexes paths (root-relative) for a hook, through the follow
+// loop, waiting until updateMargin before the hook's deadline at most.
+func (d *daemon) update(ctx context.Context, paths []string) error {
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-updateMargin))
+		defer cancel()
+	}
+	u := updateCall{paths: paths, reply: make(chan error, 1)}
+	select {
+	case d.updates <- u:
+	case <-ctx.Done():
+		return fmt.Errorf("the file watcher is busy: %w", ctx.Err())
+	}
+	select {
+	case err := <-u.reply:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("the file watcher did not re-index in time: %w", ctx.Err())
+	}
 }
 
 type syncResult struct {
@@ -125,6 +160,8 @@ func (d *daemon) follow(ctx context.Context) {
 			}
 		case c := <-d.syncs:
 			f.call(ctx, c)
+		case u := <-d.updates:
+			f.update(ctx, u)
 		case <-f.due:
 			f.due = nil
 			f.flush(ctx)
@@ -141,6 +178,7 @@ func (f *follower) watch() error {
 		f.d.log.Warn("follow files: configuration", zap.Error(err))
 		cfg = config.Default()
 	}
+	f.cfg = cfg // re-indexes use it even when no watch can be set
 	tree, err := treewatch.New(f.d.opts.Root, 0, index.NewScope(f.d.opts.Root, cfg.Index))
 	if err != nil {
 		return err
@@ -148,7 +186,7 @@ func (f *follower) watch() error {
 	if f.tree != nil {
 		f.tree.Close()
 	}
-	f.cfg, f.tree, f.since, f.followed = cfg, tree, time.Now(), false
+	f.tree, f.since, f.followed = tree, time.Now(), false
 	// Their barriers were written under the old watches.
 	f.answer(syncResult{err: errNotFollowed})
 	if tree.Full() {
@@ -244,6 +282,16 @@ func (f *follower) flush(ctx context.Context) (index.Summary, error) {
 	return sum, nil
 }
 
+// update does a hook's re-index, with whatever else is pending: a hook
+// that renders files the watcher saw change waits for them once.
+func (f *follower) update(ctx context.Context, u updateCall) {
+	for _, p := range u.paths {
+		f.pending[p] = true
+	}
+	_, err := f.flush(ctx)
+	u.reply <- err
+}
+
 // call takes an index call: it is answered once the watcher has read every
 // event up to now, which its barrier file's own event proves.
 func (f *follower) call(ctx context.Context, c syncCall) {
@@ -304,6 +352,8 @@ func (f *follower) refuseAll(ctx context.Context) {
 			return
 		case c := <-f.d.syncs:
 			c.reply <- syncResult{err: errNotFollowed}
+		case u := <-f.d.updates:
+			f.update(ctx, u)
 		case <-f.d.walked:
 		}
 	}

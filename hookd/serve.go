@@ -136,7 +136,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 
 	// Each call's log lines say they were answered here.
 	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir(), started: time.Now(),
-		walked: make(chan time.Time, 8), syncs: make(chan syncCall)}
+		walked: make(chan time.Time, 8), syncs: make(chan syncCall), updates: make(chan updateCall)}
 	d.last.Store(time.Now().UnixNano())
 	ctx, d.stop = context.WithCancelCause(ctx)
 	go func() {
@@ -222,6 +222,8 @@ type daemon struct {
 	// (hookcall.Walked) and index calls.
 	walked chan time.Time
 	syncs  chan syncCall
+	// updates are hooks' re-indexes, done by the follow loop (update).
+	updates chan updateCall
 }
 
 // errIdle, errIndexGone and the others are why a daemon stopped, for its log.
@@ -353,7 +355,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 	out, err := hooks.Run(context.WithoutCancel(ctx), req.Event, req.Input, hooks.Options{
 		Root: req.Root, Budget: req.Budget, Deadline: req.Deadline,
 		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
-		Log: d.log, Store: d.st, Heal: d.opts.Heal,
+		Log: d.log, Store: d.st, Heal: d.opts.Heal, Update: d.update,
 	})
 	if store.IsCorrupt(err) {
 		// The index file was damaged under the daemon: the caller's own

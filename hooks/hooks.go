@@ -59,6 +59,9 @@ type Options struct {
 	// answers from what is ready. A caller that passes Store checks that
 	// store itself (the daemon does so as it watches its files).
 	Heal func(root, reason string)
+	// Update, if set, re-indexes files the call finds changed or the
+	// assistant touched (sources.Event.Update): the daemon's follow loop.
+	Update func(ctx context.Context, paths []string) error
 }
 
 // Output is the hook's JSON answer.
@@ -134,6 +137,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	ev := newEvent(name, in, root)
 	ev.Store, ev.Config, ev.Log, ev.Collector = st, cfg, log, collect.New(st, in.SessionID)
+	ev.Update = opts.Update
 	if opts.Heal != nil {
 		ev.Reindex = func() error {
 			opts.Heal(root, "the workspace changed at large (a checkout, a pull)")

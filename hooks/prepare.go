@@ -24,11 +24,7 @@ func prepare(ctx context.Context, ev *sources.Event) error {
 	switch ev.Name {
 	case hookevent.PostToolUse, hookevent.PostToolBatch:
 		if len(ev.Files) > 0 {
-			var changes []index.Change
-			for _, f := range ev.Files {
-				changes = append(changes, index.Change{Path: f})
-			}
-			if _, err := index.Update(ctx, ev.Store, index.Options{Root: ev.Root, Config: ev.Config, Workers: 1, LockTimeout: reindexLockWait}, changes); err != nil {
+			if err := reindexTouched(ctx, ev); err != nil {
 				ev.Log.Sugar().Infof("re-index of %v deferred: %v", ev.Files, err)
 			}
 		}
@@ -62,6 +58,20 @@ func prepare(ctx context.Context, ev *sources.Event) error {
 		return nil // a health check's calls are not the person's activity
 	}
 	return ev.Store.RecordActivity(ctx, acts...)
+}
+
+// reindexTouched brings the files a tool touched into the index: through the
+// daemon's follow loop when there is one, else with a short lock wait.
+func reindexTouched(ctx context.Context, ev *sources.Event) error {
+	if ev.Update != nil {
+		return ev.Update(ctx, ev.Files)
+	}
+	changes := make([]index.Change, len(ev.Files))
+	for i, f := range ev.Files {
+		changes[i] = index.Change{Path: f}
+	}
+	_, err := index.Update(ctx, ev.Store, index.Options{Root: ev.Root, Config: ev.Config, Workers: 1, LockTimeout: reindexLockWait}, changes)
+	return err
 }
 
 // ProbeSessionPrefix starts the session id of calls that check the hooks

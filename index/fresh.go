@@ -117,11 +117,17 @@ type Fresh struct {
 	// Background starts `ctxls index` for Options.Root in another process;
 	// nil starts none.
 	Background func() error
+	// Update, when set, re-indexes the paths in place of Update with a
+	// short lock wait: the daemon's follow loop, which owns its writes.
+	Update func(ctx context.Context, paths []string) error
 }
 
 // Refresh re-indexes paths (root-relative), removing the deleted ones, with
 // one worker and a short wait for the index lock.
 func (f *Fresh) Refresh(ctx context.Context, paths []string) error {
+	if f.Update != nil {
+		return f.Update(ctx, paths)
+	}
 	st := f.Store
 	if st == nil {
 		var err error

@@ -49,6 +49,11 @@ type Event struct {
 	// Reindex starts a whole index run of Root in the background; nil
 	// starts none.
 	Reindex func() error
+	// Update, when set, re-indexes files (root-relative) in place of
+	// index.Update: the hook daemon's follow loop, the one writer of its
+	// index, so that a hook never races the daemon's own re-index for
+	// the index lock.
+	Update func(ctx context.Context, paths []string) error
 
 	activeOnce sync.Once
 	activeErr  error
@@ -117,7 +122,7 @@ func (ev *Event) Triggers() []analyzer.Trigger {
 // Fresh returns what re-indexes the files a source is about to render
 // when they changed on disk (decision 0092).
 func (ev *Event) Fresh() *index.Fresh {
-	return &index.Fresh{Store: ev.Store, Options: index.Options{Root: ev.Root, Config: ev.Config, Log: ev.logger()}, Background: ev.Reindex}
+	return &index.Fresh{Store: ev.Store, Options: index.Options{Root: ev.Root, Config: ev.Config, Log: ev.logger()}, Background: ev.Reindex, Update: ev.Update}
 }
 
 func (ev *Event) logger() *zap.Logger {
