@@ -164,6 +164,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	// Sources run in parallel; past the deadline, what is ready is used.
 	type got struct {
+		i       int // the source's place in srcs
 		src     string
 		entries []collect.Entry
 		err     error
@@ -171,16 +172,19 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	results := make(chan got, len(srcs))
 	var wg sync.WaitGroup
-	for _, s := range srcs {
+	for i, s := range srcs {
 		wg.Add(1)
-		go func(s sources.Source) {
+		go func(i int, s sources.Source) {
 			defer wg.Done()
 			t := time.Now()
 			es, err := s.Collect(ctx, ev)
-			results <- got{s.Name(), es, err, time.Since(t)}
-		}(s)
+			results <- got{i, s.Name(), es, err, time.Since(t)}
+		}(i, s)
 	}
-	var entries []collect.Entry
+	// Entries keep the sources' order, not the order they finished in:
+	// the collector breaks ties of priority by registration order, and
+	// the same call must inject the same text.
+	bySource := make([][]collect.Entry, len(srcs))
 	for range srcs {
 		select {
 		case g := <-results:
@@ -191,7 +195,7 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 				}
 			}
 			log.Debug("context source done", zap.String("source", g.src), zap.Int("entries", len(g.entries)), zap.Duration("took", g.took))
-			entries = append(entries, g.entries...)
+			bySource[g.i] = g.entries
 		case <-ctx.Done():
 			log.Warn("hook deadline reached; answering with what is ready", zap.String("event", name))
 		}
@@ -201,6 +205,10 @@ func Run(ctx context.Context, event string, stdin []byte, opts Options) ([]byte,
 	}
 	if corrupt != nil {
 		return nil, fmt.Errorf("%s: %w", name, corrupt)
+	}
+	var entries []collect.Entry
+	for _, es := range bySource {
+		entries = append(entries, es...)
 	}
 	collected := time.Now()
 	// Registration and consumption get a short grace period of their own, so
