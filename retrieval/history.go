@@ -21,6 +21,32 @@ const (
 	maxHistoryTerms = 40
 )
 
+// The recency signal of file ranking (docs/decisions/0114): the files the
+// newest commits touched are where work is going on.
+const (
+	// recentCommits is how many of the newest commits recency looks at;
+	// a file last touched further back scores under 0.05 anyway.
+	recentCommits = 200
+	// recencyScale is the commit position at which a file's recency
+	// halves: a file of the newest commit scores 1, of the tenth newest
+	// 0.5 (1 / (1 + position/recencyScale)).
+	recencyScale = 10
+)
+
+// recentFiles scores the files of the newest recentCommits commits by the
+// position of the newest that touched them.
+func recentFiles(ctx context.Context, st *store.Store) (map[string]float64, error) {
+	pos, err := st.RecentFiles(ctx, recentCommits)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(pos))
+	for p, i := range pos {
+		out[p] = 1 / (1 + float64(i)/recencyScale)
+	}
+	return out, nil
+}
+
 // historyTerms are the terms of the commit search: the message's own
 // terms, the most informative first (terms are sorted by weighted IDF), at
 // most maxHistoryTerms, each repeated as often as the message repeats it

@@ -2,9 +2,11 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
@@ -14,10 +16,17 @@ import (
 
 func gitIn(t *testing.T, dir string, args ...string) {
 	t.Helper()
+	gitEnv(t, dir, nil, args...)
+}
+
+// gitEnv runs git in dir with env added to a clean identity.
+func gitEnv(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = append(cmd.Env, env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
@@ -98,5 +107,51 @@ func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
 	// With it, the file the past fix of a hang touched.
 	if f := top(indexRoot(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
 		t.Errorf("with history: %s %+v", f.Path, f.Signals)
+	}
+}
+
+// Of two files that answer a message equally, the one a recent commit
+// touched ranks first (decision 0114), whichever of the two it is.
+func TestRecencyOrdersEqualFiles(t *testing.T) {
+	const text = "round the invoice total amount"
+	body := func(name string) string {
+		return "package billing\n\n// " + name + " rounds the invoice total amount.\nfunc " + name + "(total int) int { return total }\n"
+	}
+	tests := []struct {
+		name, touched, want string
+	}{
+		{name: "a touched last", touched: "billing/a.go", want: "billing/a.go"},
+		{name: "b touched last", touched: "billing/b.go", want: "billing/b.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			gitIn(t, root, "init", "-q")
+			commit := func(day int, files map[string]string, msg string) {
+				writeFiles(t, root, files)
+				gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
+				date := fmt.Sprintf("GIT_COMMITTER_DATE=2026-01-%02dT10:00:00Z", day)
+				gitEnv(t, root, []string{date}, "commit", "-q", "-m", msg)
+			}
+			commit(1, map[string]string{"billing/a.go": body("RoundA"), "billing/b.go": body("RoundB")}, "first version")
+			// Newer commits, the newest touching one file of the two.
+			for day := 2; day < 12; day++ {
+				commit(day, map[string]string{"notes/log.go": fmt.Sprintf("package notes\n\nconst day = %d\n", day)}, "log a day")
+			}
+			commit(12, map[string]string{tc.touched: body(strings.TrimSuffix(filepath.Base(tc.touched), ".go")) + "\n// touched\n"}, "touch")
+			st := indexRoot(t, root)
+			resp, err := Query(context.Background(), st, Request{Text: text, Limit: 5, MinRelevance: -1})
+			if err != nil || len(resp.Files) < 2 {
+				t.Fatalf("Query: %v %+v", err, resp)
+			}
+			if f := resp.Files[0]; f.Path != tc.want || f.Signals.Recent != 1 {
+				t.Errorf("first %s (recent %v), want %s with recent 1; files %+v", f.Path, f.Signals.Recent, tc.want, resp.Files)
+			}
+			// The other was last touched by the oldest of 12 commits: the
+			// eleventh back.
+			if f := resp.Files[1]; f.Signals.Recent != 1/(1+11.0/recencyScale) {
+				t.Errorf("second %s recent %v, want %v", f.Path, f.Signals.Recent, 1/(1+11.0/recencyScale))
+			}
+		})
 	}
 }

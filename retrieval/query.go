@@ -122,6 +122,9 @@ const (
 	fwScope    = 0.8
 	// fwHistory weighs past commits like the message (decision 0094).
 	fwHistory = 1.0
+	// fwRecent weighs how recently a commit touched the file (decision
+	// 0114).
+	fwRecent = 0.75
 )
 
 // Fusion weights. Lexical evidence dominates; exact mentions and the graph
@@ -769,6 +772,7 @@ type FileSignals struct {
 	Size     float64 `json:"size"`     // prior: the file's log size (sizePrior)
 	Scope    float64 `json:"scope"`    // a directory on its path named by the message's subject (scopes)
 	History  float64 `json:"history"`  // past commits whose messages resemble the message touched it (pastCommitFiles)
+	Recent   float64 `json:"recent"`   // one of the newest commits touched it (recentFiles)
 	Demotion float64 `json:"demotion"` // factor for tests, docs and third-party code
 }
 
@@ -780,7 +784,7 @@ type SignalPart struct {
 
 // fileSignalParts is how many weighted signals a file has (all of
 // FileSignals but the demotion; a test holds the two equal).
-const fileSignalParts = 9
+const fileSignalParts = 10
 
 // Parts lists the file's weighted signals: fileScore sums them and
 // --explain prints them, so that an explanation cannot leave out a signal
@@ -791,6 +795,7 @@ func (s FileSignals) Parts() [fileSignalParts]SignalPart {
 		{"whole", fwWhole, s.Whole}, {"lexical", fwLexical, s.Lexical}, {"coverage", fwCoverage, s.Coverage},
 		{"exact", fwExact, s.Exact}, {"graph", fwGraph, s.Graph}, {"active", fwActive, s.Active},
 		{"size", fwSize, s.Size}, {"scope", fwScope, s.Scope}, {"history", fwHistory, s.History},
+		{"recent", fwRecent, s.Recent},
 	}
 }
 
@@ -808,7 +813,8 @@ func fileScore(s FileSignals) float64 {
 // document (what whole-file retrieval does), a file's best entity per term
 // (entity-level fields keep names and signatures strong), the union coverage
 // of what the file matches, and exact, graph and activity signals from its
-// best entity; the leading files are then re-ordered by their size prior and
+// best entity; the leading files are then re-ordered by their size prior, by
+// how recently a commit touched them (recentFiles) and
 // by the directories the message's subject names (text is the message).
 func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms, hterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Whole-file BM25 per corpus, each normalised to its own best file: the
@@ -986,6 +992,10 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 	if err != nil {
 		return nil, err
 	}
+	recent, err := recentFiles(ctx, st)
+	if err != nil {
+		return nil, err
+	}
 	sc := &scopes{st: st, subject: subjectWords(text)}
 	out := make([]FileResult, 0, len(list))
 	for _, f := range list {
@@ -996,6 +1006,7 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 		sig := f.sig
 		sig.Demotion = fileDemotion(e.Class, wantTests, wantDocs)
 		sig.Size = sizePrior(sizes[f.id])
+		sig.Recent = recent[e.Path]
 		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {
 			return nil, err
 		}

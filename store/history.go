@@ -169,6 +169,54 @@ func (s *Store) SimilarCommits(ctx context.Context, terms []string, limit int) (
 	return out, classify(rows.Err())
 }
 
+// RecentFiles returns, for each file touched by one of the newest n
+// commits that touched files (merges record none), the position of the
+// newest of them that touched it: 0 for the newest commit. Commits are
+// ordered by committer time, as git log orders them. A mass change counts
+// as a commit and credits none of its files (they were not recorded).
+func (s *Store) RecentFiles(ctx context.Context, n int) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM commits WHERE nfiles > 0 ORDER BY at DESC, id LIMIT ?`, n)
+	if err != nil {
+		return nil, classify(fmt.Errorf("recent commits: %w", err))
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, classify(err)
+	}
+	pos := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	out := map[string]int{}
+	err = inChunks(ids, func(chunk []int64) error {
+		rows, err := s.db.QueryContext(ctx, `SELECT commit_id, path FROM commit_files WHERE commit_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return classify(fmt.Errorf("recent commit files: %w", err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var p string
+			if err := rows.Scan(&id, &p); err != nil {
+				return classify(err)
+			}
+			if i, ok := out[p]; !ok || pos[id] < i {
+				out[p] = pos[id]
+			}
+		}
+		return classify(rows.Err())
+	})
+	return out, err
+}
+
 // CommitFiles returns the recorded files of the given commits that the
 // index still tracks (parsed files only), commit id → paths.
 func (s *Store) CommitFiles(ctx context.Context, ids []int64) (map[int64][]string, error) {

@@ -14,7 +14,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -277,6 +277,12 @@ CREATE VIRTUAL TABLE fts_commits USING fts5(
 	// backfills[6], so that an index upgrades without a re-index.
 	6: `
 ALTER TABLE files ADD COLUMN class INTEGER NOT NULL DEFAULT 0;
+`,
+	// Version 8: commits by time, for the newest commits that ranking's
+	// recency reads on every query (decision 0114) without a scan of the
+	// whole history.
+	7: `
+CREATE INDEX IF NOT EXISTS commits_at ON commits(at);
 `,
 }
 

@@ -47,7 +47,8 @@ def load(dump, case_files):
             continue
         c = lst.pop(0)
         files = [(f["path"], f.get("signals") or {}) for f in d["resp"].get("files") or []]
-        cases.append({"repo": repo, "file": c["_file"], "half": c["_idx"] % 2, "gold": set(c["gold"]), "files": files})
+        cases.append({"repo": repo, "file": c["_file"], "half": c["_idx"] % 2, "gold": set(c["gold"]), "files": files,
+                      "base": c.get("base", "")})
     return cases
 
 
