@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -136,7 +137,7 @@ func (b bufferOverlay) Open(rel string) ([]byte, bool) { t, ok := b[rel]; return
 func TestAssembleRendersOpenFilesFromTheirBuffers(t *testing.T) {
 	const service = "auth/service.go"
 	ctx := context.Background()
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	// Two lines more above Login, unsaved.
 	buffer := []byte(strings.Replace(files[service], "// Login verifies", "// ErrLocked is returned for a locked account.\nvar ErrLocked = error(nil)\n\n// Login verifies", 1))
 	req := Request{Text: "AuthService Login password check token", Limit: 20, MinRelevance: -1, EntitiesOnly: true}

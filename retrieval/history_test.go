@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -68,19 +67,6 @@ func historyRepo(t *testing.T, withGit bool) string {
 	return root
 }
 
-func indexRoot(t *testing.T, root string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
 	const text = "the connection hangs when the server never answers"
 	top := func(st *store.Store) FileResult {
@@ -92,11 +78,11 @@ func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
 		return resp.Files[0]
 	}
 	// Without history the word "connection" decides: pool.go.
-	if f := top(indexRoot(t, historyRepo(t, false))); f.Path != "net/pool.go" || f.Signals.History != 0 {
+	if f := top(wstest.Open(t, historyRepo(t, false))); f.Path != "net/pool.go" || f.Signals.History != 0 {
 		t.Fatalf("without history: %s %+v", f.Path, f.Signals)
 	}
 	// With it, the file the past fix of a hang touched.
-	if f := top(indexRoot(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
+	if f := top(wstest.Open(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
 		t.Errorf("with history: %s %+v", f.Path, f.Signals)
 	}
 }
