@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/wstest"
@@ -19,17 +18,6 @@ func gitIn(t *testing.T, dir string, args ...string) {
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -58,7 +46,7 @@ func historyRepo(t *testing.T, withGit bool) string {
 		gitIn(t, root, "init", "-q")
 	}
 	for _, s := range steps {
-		writeFiles(t, root, s.files)
+		wstest.Write(t, root, s.files)
 		if withGit {
 			gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
 			gitIn(t, root, "commit", "-q", "-m", s.msg)
