@@ -71,13 +71,9 @@ type Activity struct {
 
 // Buffers gives the engine the editor's open documents, so that the
 // context shows open files as they are in the editor, not as they were
-// indexed (decision 0095).
-type Buffers interface {
-	// Buffer returns the text and extracted symbols of an open document
-	// (path relative to the root); ok is false when it is not open, f is
-	// nil when it was not parsed (an unsupported language, too large).
-	Buffer(path string) (text []byte, f *symbols.File, ok bool)
-}
+// indexed (decision 0095): retrieval's, which renders the Editing section
+// from them.
+type Buffers = retrieval.Buffers
 
 // Options configure an Engine.
 type Options struct {
@@ -520,7 +516,7 @@ func (e *Engine) compute(ctx context.Context, s state, now time.Time) (*Snapshot
 	// One view of the open buffers for the whole rewrite: the Editing
 	// section and the rendering of open files must see the same text.
 	bufs := freeze(e.opts.Buffers)
-	editing := editingSection(s, bufs)
+	editing := retrieval.Editing(s.mem, bufs)
 	rc := &retrieval.Context{Abstained: true, Reason: "no editor activity yet"}
 	if !s.mem.Empty() {
 		req := e.request(ctx, s, now)
@@ -687,65 +683,6 @@ func withoutFiles(rc *retrieval.Context, files []string) *retrieval.Context {
 		out.Abstained, out.Reason = true, "the open files of the results changed since the index took them in"
 	}
 	return &out
-}
-
-// editingSection renders the symbols being edited from the open buffers.
-func editingSection(s state, bufs *frozen) retrieval.Section {
-	sec := retrieval.Section{Title: "Editing"}
-	if bufs == nil {
-		return sec
-	}
-	seen := map[string]bool{}
-	for _, r := range s.mem.Reasons {
-		if !r.Edit {
-			continue
-		}
-		text, f, ok := bufs.Buffer(r.Path)
-		if !ok || f == nil {
-			continue
-		}
-		for _, name := range r.Symbols {
-			if len(sec.Items) >= retrieval.EditingItems {
-				return sec
-			}
-			key := r.Path + "\x00" + name
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			i := findEntity(f, name, r.Line)
-			if i < 0 {
-				continue
-			}
-			ent := f.Entities[i]
-			sec.Items = append(sec.Items, retrieval.Item{
-				Path: r.Path, Line: ent.StartLine, EndLine: ent.EndLine, Kind: string(ent.Kind), Name: ent.Name,
-				QName: ent.QualName, Signature: ent.Signature, Doc: ent.Doc,
-				Excerpt: retrieval.Excerpt(text, ent.StartLine, min(ent.EndLine, ent.StartLine+retrieval.EditingExcerptLines-1)),
-				Score:   1, Relevance: 1,
-			})
-		}
-	}
-	return sec
-}
-
-// findEntity returns the index of the entity named name, preferring the one
-// whose lines hold line (methods of different types share names), else the
-// first; -1 when there is none.
-func findEntity(f *symbols.File, name string, line int) int {
-	best := -1
-	for i, ent := range f.Entities {
-		if ent.Kind == symbols.KindFile || (ent.Name != name && ent.QualName != name) {
-			continue
-		}
-		if ent.StartLine <= line && line <= ent.EndLine {
-			return i
-		}
-		if best < 0 {
-			best = i
-		}
-	}
-	return best
 }
 
 func orNone(s string) string {

@@ -14,7 +14,7 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/symbols"
 )
 
@@ -39,24 +39,6 @@ func (i Invoice) Render() string { return "" }
 `,
 }
 
-func indexed(t *testing.T) (string, *store.Store) {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(root, p), []byte(c), 0o644)
-	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	return root, st
-}
-
 // buffers is an editor overlay for tests.
 type buffers map[string][]byte
 
@@ -70,7 +52,7 @@ func (b buffers) Buffer(p string) ([]byte, *symbols.File, bool) {
 }
 
 func TestActivityBecomesAutoContext(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	edited := []byte(files["auth/service.go"] + "\n// Logout ends a session.\nfunc Logout(tok string) bool { return tok != \"\" }\n")
 	written := make(chan *Snapshot, 16)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Buffers: buffers{"auth/service.go": edited}, OnWrite: func(s *Snapshot) { written <- s }})
@@ -160,7 +142,7 @@ func TestActivityBecomesAutoContext(t *testing.T) {
 }
 
 func TestDebounceCoalesces(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	writes := make(chan *Snapshot, 100)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: 100 * time.Millisecond, OnWrite: func(s *Snapshot) { writes <- s }})
 	defer e.Close()
@@ -177,7 +159,7 @@ func TestDebounceCoalesces(t *testing.T) {
 }
 
 func TestMemoryContinuityAndRestore(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
 	e.Record(Activity{Type: FileEdit, Path: "billing/invoice.go", ChangedSymbols: []string{"Render"}})
 	e.Message("how is the total computed?")
@@ -211,7 +193,7 @@ func TestMemoryContinuityAndRestore(t *testing.T) {
 }
 
 func TestNoActivityAbstains(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	e := New(Options{Root: root, Store: st, Config: config.Default()})
 	defer e.Close()
 	snap, err := e.Refresh(context.Background())
@@ -224,7 +206,7 @@ func TestNoActivityAbstains(t *testing.T) {
 }
 
 func TestEditingShowsTheEditedOfSameNamedSymbols(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	src := []byte("package billing\n\ntype A struct{}\n\nfunc (A) Render() string {\n\treturn \"a\"\n}\n\ntype B struct{}\n\nfunc (B) Render() string {\n\t_ = 42\n\treturn \"b\"\n}\n")
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"billing/invoice.go": src}})
 	defer e.Close()
@@ -239,7 +221,7 @@ func TestEditingShowsTheEditedOfSameNamedSymbols(t *testing.T) {
 }
 
 func TestRetrievalReusedUntilTheIndexChanges(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
 	defer e.Close()
 	e.Record(Activity{Type: FileOpen, Path: "billing/invoice.go"})
@@ -273,7 +255,7 @@ func TestRetrievalReusedUntilTheIndexChanges(t *testing.T) {
 }
 
 func TestHoverAndSelectionTriggers(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
 	defer e.Close()
 	e.Record(Activity{Type: FileOpen, Path: "auth/service.go"})
@@ -307,7 +289,7 @@ func TestHoverAndSelectionTriggers(t *testing.T) {
 // open file whose buffer changed since: that file's entities wait for the
 // index to take the new buffer in (decision 0095).
 func TestReuseLeavesOutChangedBuffers(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	ctx := context.Background()
 	const path = "auth/service.go"
 	v1 := []byte(files[path] + "\n// Logout ends a session.\nfunc Logout(tok string) bool { return tok != \"\" }\n")
@@ -359,7 +341,7 @@ func TestReuseLeavesOutChangedBuffers(t *testing.T) {
 func TestMultibyteCuts(t *testing.T) {
 	for _, pad := range []string{"", "x", "xx"} {
 		t.Run(fmt.Sprintf("pad=%d", len(pad)), func(t *testing.T) {
-			root, st := indexed(t)
+			root, st := wstest.Indexed(t, files)
 			long := pad + strings.Repeat("日本語のテキスト", 40) // 3 bytes a character
 			src := []byte("package billing\n\n// Render prints the invoice.\nfunc Render() string {\n\treturn \"" + long + "\"\n}\n")
 			e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"billing/invoice.go": src}})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 func TestSettingsTriggers(t *testing.T) {
@@ -24,7 +25,7 @@ func TestSettingsTriggers(t *testing.T) {
 		{"selection off", func(t *Triggers) { t.Selection = false }, []string{"hovered issueToken", "viewing billing/invoice.go"}, []string{"opened auth/service.go", "edited Render"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root, st := indexed(t)
+			root, st := wstest.Indexed(t, files)
 			set := DefaultSettings()
 			tc.triggers(&set.Triggers)
 			e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Settings: &set})
@@ -53,7 +54,7 @@ func TestSettingsTriggers(t *testing.T) {
 }
 
 func TestVisibleRangeIsWeakerThanSelection(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour})
 	defer e.Close()
 	e.Record(Activity{Type: VisibleRange, Path: "billing/invoice.go", Line: 7})
@@ -75,7 +76,7 @@ func TestVisibleRangeIsWeakerThanSelection(t *testing.T) {
 }
 
 func TestSettingsBudgetGateAndEnabled(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	writes := make(chan *Snapshot, 16)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, OnWrite: func(s *Snapshot) { writes <- s }})
 	defer e.Close()
@@ -140,7 +141,7 @@ func TestSettingsBudgetGateAndEnabled(t *testing.T) {
 }
 
 func TestRepeatedHoverDoesNotRewrite(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	writes := make(chan *Snapshot, 16)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), OnWrite: func(s *Snapshot) { writes <- s }})
 	defer e.Close()
@@ -168,7 +169,7 @@ func TestRepeatedHoverDoesNotRewrite(t *testing.T) {
 }
 
 func TestAutoContextMarkdownRenders(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	edited := []byte(files["auth/service.go"] + "\nfunc Logout() {}\n")
 	e := New(Options{Root: root, Store: st, Config: config.Default(), Debounce: time.Hour, Buffers: buffers{"auth/service.go": edited}})
 	defer e.Close()
@@ -188,7 +189,7 @@ func TestAutoContextMarkdownRenders(t *testing.T) {
 }
 
 func TestHoverBurstCostsOneRewrite(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	writes := make(chan *Snapshot, 16)
 	e := New(Options{Root: root, Store: st, Config: config.Default(), OnWrite: func(s *Snapshot) { writes <- s }})
 	defer e.Close()

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/internal/wstest"
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hooks"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -42,20 +42,8 @@ func testWorkspace(t *testing.T) string {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "auth"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
+	wstest.Write(t, root, map[string]string{"auth/auth.go": authGo})
+	wstest.Index(t, root)
 	return root
 }
 

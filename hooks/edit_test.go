@@ -1,16 +1,13 @@
 package hooks
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // Before an edit far down a long file, the edited function comes first,
@@ -26,14 +23,7 @@ func TestBeforeEditShowsTheEditedFunction(t *testing.T) {
 	src.WriteString("\nfunc helper(n int) int { return n }\n")
 	os.WriteFile(filepath.Join(root, "big.go"), []byte(src.String()), 0o644)
 	os.WriteFile(filepath.Join(root, "use.go"), []byte("package big\n\nfunc Caller() int { return F35() }\n"), 0o644)
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	wstest.Index(t, root)
 
 	out, code := hook(t, "pre-tool-use", input(map[string]any{"session_id": "edit", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
 		"tool_input": map[string]any{"file_path": filepath.Join(root, "big.go"), "old_string": "\treturn helper(35)", "new_string": "\treturn helper(36)"}}))

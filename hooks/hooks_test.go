@@ -16,13 +16,12 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/internal/wstest"
 
 	"github.com/gofrs/flock"
 
-	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookevent"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
 	"github.com/ctxls/ctxls/store"
 )
@@ -56,18 +55,12 @@ func HandleLogin(svc *AuthService, user, pw string) string {
 func testWorkspace(t *testing.T) string {
 	t.Helper()
 	root := quietDir(t)
-	os.MkdirAll(filepath.Join(root, "auth"), 0o755)
-	os.WriteFile(filepath.Join(root, "auth", "auth.go"), []byte(authGo), 0o644)
-	os.WriteFile(filepath.Join(root, "auth", "handler.go"), []byte(handlerGo), 0o644)
-	os.WriteFile(filepath.Join(root, "auth", "errors.go"), []byte("package auth\n\nimport \"errors\"\n\n// ErrDenied is returned for a wrong password.\nvar ErrDenied = errors.New(\"denied\")\n"), 0o644)
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
+	wstest.Write(t, root, map[string]string{
+		"auth/auth.go":    authGo,
+		"auth/handler.go": handlerGo,
+		"auth/errors.go":  "package auth\n\nimport \"errors\"\n\n// ErrDenied is returned for a wrong password.\nvar ErrDenied = errors.New(\"denied\")\n",
+	})
+	wstest.Index(t, root)
 	return root
 }
 
@@ -408,14 +401,7 @@ func TestDamagedIndexPagesAreMovedAside(t *testing.T) {
 	if err := damage.GoFiles(filepath.Join(root, "auth"), "auth", 300); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	wstest.Index(t, root)
 	if err := damage.Pages(store.Path(root), 1.0/3); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/sources/sourcestest"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // hookIn runs the built binary with HOME set to home, as Claude Code runs
@@ -34,7 +34,7 @@ func hookIn(t *testing.T, home, event string, fields map[string]any) string {
 func TestContextSourcesThroughBinary(t *testing.T) {
 	root := testWorkspace(t)
 	home := t.TempDir()
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		".cursor/rules/go.mdc":     "---\ndescription: Go conventions\nglobs: \"**/*.go\"\nalwaysApply: false\n---\nGOGLOB: wrap errors with fmt.Errorf and %w.\n",
 		".cursor/rules/always.mdc": "---\nalwaysApply: true\n---\nALWAYSRULE: answer in British English.\n",
 		".cursor/rules/broken.mdc": "---\nglobs: [\n  nope: x\n---\nBROKENRULE\n",
@@ -45,7 +45,7 @@ func TestContextSourcesThroughBinary(t *testing.T) {
 		".ctxls/config.yaml":       "sources:\n  modes:\n    - name: ultrawork\n      keywords: [ultrawork, ulw]\n      instruction: ULTRAMODE keep going until every task is done.\n",
 		".claude/agents/sqlmig.md": "---\nname: migrator\ndescription: Writes and reviews database schema migrations\n---\nbody\n",
 	})
-	sourcestest.WriteFiles(t, home, map[string]string{
+	wstest.Write(t, home, map[string]string{
 		".claude/agents/migrator.md":     "---\nname: migrator\ndescription: GLOBAL migrator that the local one overrides\n---\n",
 		".claude/output-styles/Terse.md": "---\nname: Terse\ndescription: Short answers without preamble\n---\n",
 		".claude/rules/mine.md":          "USERRULE: prefer small functions.\n",

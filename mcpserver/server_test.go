@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/internal/wstest"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -59,23 +58,8 @@ func testWorkspace(t testing.TB, files map[string]string) string {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
+	wstest.Write(t, root, files)
+	wstest.Index(t, root)
 	return root
 }
 

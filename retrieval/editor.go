@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
 )
 
 // The editor's context policy (decision 0095): how editor activity becomes a
@@ -337,6 +338,76 @@ func ForEditor(m EditorMemory, seeds []string, sw EditorSwitches, minRelevance f
 		req.MinRelevance = minRelevance
 	}
 	return req
+}
+
+// Buffers gives the editor's open documents (decision 0095).
+type Buffers interface {
+	// Buffer returns the text and extracted symbols of an open document
+	// (path relative to the root); ok is false when it is not open, f is
+	// nil when it was not parsed (an unsupported language, too large).
+	Buffer(path string) (text []byte, f *symbols.File, ok bool)
+}
+
+// Editing is the Editing section of the editor's context: the symbols the
+// memory's edits touched, from the open buffers (what the person sees, not
+// what the index holds), at most EditingItems, each excerpt at most
+// EditingExcerptLines long.
+func Editing(m EditorMemory, bufs Buffers) Section {
+	sec := Section{Title: "Editing"}
+	if bufs == nil {
+		return sec
+	}
+	seen := map[string]bool{}
+	for _, r := range m.Reasons {
+		if !r.Edit {
+			continue
+		}
+		text, f, ok := bufs.Buffer(r.Path)
+		if !ok || f == nil {
+			continue
+		}
+		for _, name := range r.Symbols {
+			if len(sec.Items) >= EditingItems {
+				return sec
+			}
+			key := r.Path + "\x00" + name
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			i := findEntity(f, name, r.Line)
+			if i < 0 {
+				continue
+			}
+			ent := f.Entities[i]
+			sec.Items = append(sec.Items, Item{
+				Path: r.Path, Line: ent.StartLine, EndLine: ent.EndLine, Kind: string(ent.Kind), Name: ent.Name,
+				QName: ent.QualName, Signature: ent.Signature, Doc: ent.Doc,
+				Excerpt: Excerpt(text, ent.StartLine, min(ent.EndLine, ent.StartLine+EditingExcerptLines-1)),
+				Score:   1, Relevance: 1,
+			})
+		}
+	}
+	return sec
+}
+
+// findEntity returns the index of the entity named name, preferring the one
+// whose lines hold line (methods of different types share names), else the
+// first; -1 when there is none.
+func findEntity(f *symbols.File, name string, line int) int {
+	best := -1
+	for i, ent := range f.Entities {
+		if ent.Kind == symbols.KindFile || (ent.Name != name && ent.QualName != name) {
+			continue
+		}
+		if ent.StartLine <= line && line <= ent.EndLine {
+			return i
+		}
+		if best < 0 {
+			best = i
+		}
+	}
+	return best
 }
 
 // RetrievalBudget is the share of the auto-context's budget (tokens;

@@ -11,7 +11,9 @@ import (
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/symbols"
 )
 
 func TestForEditor(t *testing.T) {
@@ -136,7 +138,7 @@ func (b bufferOverlay) Open(rel string) ([]byte, bool) { t, ok := b[rel]; return
 func TestAssembleRendersOpenFilesFromTheirBuffers(t *testing.T) {
 	const service = "auth/service.go"
 	ctx := context.Background()
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	// Two lines more above Login, unsaved.
 	buffer := []byte(strings.Replace(files[service], "// Login verifies", "// ErrLocked is returned for a locked account.\nvar ErrLocked = error(nil)\n\n// Login verifies", 1))
 	req := Request{Text: "AuthService Login password check token", Limit: 20, MinRelevance: -1, EntitiesOnly: true}
@@ -206,5 +208,52 @@ func TestWithEditing(t *testing.T) {
 	abst := WithEditing(Section{Title: "Editing"}, &Context{Abstained: true, Reason: "no results"})
 	if !abst.Abstained || abst.Markdown != WrapContext("") {
 		t.Errorf("nothing edited and nothing found: %+v", abst)
+	}
+}
+
+// bufferSet is an editor's open documents for tests, parsed for real.
+type bufferSet map[string]string
+
+func (b bufferSet) Buffer(p string) ([]byte, *symbols.File, bool) {
+	text, ok := b[p]
+	if !ok {
+		return nil, nil, false
+	}
+	f, err := symbols.Extract(context.Background(), p, []byte(text))
+	return []byte(text), f, err == nil
+}
+
+// The Editing section shows the edited symbols as the buffers hold them:
+// a method among same-named ones by the edited line, nothing for a file
+// that is not open, at most EditingItems.
+func TestEditing(t *testing.T) {
+	src := "package p\n\ntype A struct{}\n\nfunc (A) Run() int {\n\treturn 1\n}\n\ntype B struct{}\n\nfunc (B) Run() int {\n\treturn 2\n}\n"
+	bufs := bufferSet{"p/p.go": src, "q/q.go": "package q\n\nfunc C() {}\n\nfunc D() {}\n\nfunc E() {}\n"}
+	edit := func(path string, line int, syms ...string) Reason {
+		return Reason{Edit: true, Path: path, Line: line, Symbols: syms}
+	}
+	tests := []struct {
+		name    string
+		reasons []Reason
+		want    []string // QName: excerpt's first line
+	}{
+		{"method by its line", []Reason{edit("p/p.go", 12, "Run")}, []string{"p.B.Run: func (B) Run() int {"}},
+		{"the other one", []Reason{edit("p/p.go", 6, "Run")}, []string{"p.A.Run: func (A) Run() int {"}},
+		{"not open", []Reason{edit("q/q.go", 1, "Run")}, nil},
+		{"not an edit", []Reason{{Path: "p/p.go", Symbols: []string{"Run"}}}, nil},
+		{"once each", []Reason{edit("p/p.go", 6, "A", "Run", "Run"), edit("p/p.go", 6, "Run")}, []string{"p.A: type A struct{}", "p.A.Run: func (A) Run() int {"}},
+		{"at most EditingItems", []Reason{edit("q/q.go", 1, "C", "D", "E"), edit("p/p.go", 6, "A", "B")}, []string{"q.C: func C() {}", "q.D: func D() {}", "q.E: func E() {}", "p.A: type A struct{}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sec := Editing(EditorMemory{Reasons: tt.reasons}, bufs)
+			var got []string
+			for _, it := range sec.Items {
+				got = append(got, it.QName+": "+strings.SplitN(it.Excerpt, "\n", 2)[0])
+			}
+			if sec.Title != "Editing" || strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("Editing = %q %q, want %q", sec.Title, got, tt.want)
+			}
+		})
 	}
 }

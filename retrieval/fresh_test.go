@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // checkExcerpts fails unless every excerpt of c is the file on disk at the
@@ -92,7 +93,7 @@ func TestAssembleRendersOnlyCurrentFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root, st := indexed(t)
+			root, st := wstest.Indexed(t, files)
 			ctx := context.Background()
 			tc.change(t, filepath.Join(root, service))
 			req := Request{Text: "AuthService Login password check token", Limit: 20, MinRelevance: -1, EntitiesOnly: true}

@@ -2,42 +2,25 @@ package retrieval
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/analyzer"
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
 // gateWorkspace is the test workspace plus prose that shares its words.
 func gateWorkspace(t *testing.T) *store.Store {
 	t.Helper()
-	root := t.TempDir()
 	all := map[string]string{
 		"CHANGELOG.md": "# Changelog\n\n## Login retries continue the user session\n\nPassword checks now continue after a retry; thanks to everyone, looks good.\n",
 	}
 	for p, c := range files {
 		all[p] = c
 	}
-	for p, c := range all {
-		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
-		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
+	_, st := wstest.Indexed(t, all)
 	return st
 }
 

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -29,17 +28,6 @@ func gitEnv(t *testing.T, dir string, env []string, args ...string) {
 	cmd.Env = append(cmd.Env, env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -68,26 +56,13 @@ func historyRepo(t *testing.T, withGit bool) string {
 		gitIn(t, root, "init", "-q")
 	}
 	for _, s := range steps {
-		writeFiles(t, root, s.files)
+		wstest.Write(t, root, s.files)
 		if withGit {
 			gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
 			gitIn(t, root, "commit", "-q", "-m", s.msg)
 		}
 	}
 	return root
-}
-
-func indexRoot(t *testing.T, root string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
@@ -101,11 +76,11 @@ func TestHistoryRanksTheFileOfASimilarPastFix(t *testing.T) {
 		return resp.Files[0]
 	}
 	// Without history the word "connection" decides: pool.go.
-	if f := top(indexRoot(t, historyRepo(t, false))); f.Path != "net/pool.go" || f.Signals.History != 0 {
+	if f := top(wstest.Open(t, historyRepo(t, false))); f.Path != "net/pool.go" || f.Signals.History != 0 {
 		t.Fatalf("without history: %s %+v", f.Path, f.Signals)
 	}
 	// With it, the file the past fix of a hang touched.
-	if f := top(indexRoot(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
+	if f := top(wstest.Open(t, historyRepo(t, true))); f.Path != "net/dial.go" || f.Signals.History != 1 {
 		t.Errorf("with history: %s %+v", f.Path, f.Signals)
 	}
 }
@@ -128,7 +103,7 @@ func TestRecencyOrdersEqualFiles(t *testing.T) {
 			root := t.TempDir()
 			gitIn(t, root, "init", "-q")
 			commit := func(day int, files map[string]string, msg string) {
-				writeFiles(t, root, files)
+				wstest.Write(t, root, files)
 				gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
 				date := fmt.Sprintf("GIT_COMMITTER_DATE=2026-01-%02dT10:00:00Z", day)
 				gitEnv(t, root, []string{date}, "commit", "-q", "-m", msg)
@@ -139,7 +114,7 @@ func TestRecencyOrdersEqualFiles(t *testing.T) {
 				commit(day, map[string]string{"notes/log.go": fmt.Sprintf("package notes\n\nconst day = %d\n", day)}, "log a day")
 			}
 			commit(12, map[string]string{tc.touched: body(strings.TrimSuffix(filepath.Base(tc.touched), ".go")) + "\n// touched\n"}, "touch")
-			st := indexRoot(t, root)
+			st := wstest.Open(t, root)
 			resp, err := Query(context.Background(), st, Request{Text: text, Limit: 5, MinRelevance: -1})
 			if err != nil || len(resp.Files) < 2 {
 				t.Fatalf("Query: %v %+v", err, resp)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 var files = map[string]string{
@@ -55,26 +55,8 @@ func TestRender(t *testing.T) { Invoice{}.Render() }
 `,
 }
 
-func indexed(t *testing.T) (string, *store.Store) {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
-		os.WriteFile(filepath.Join(root, p), []byte(c), 0o644)
-	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	return root, st
-}
-
 func TestQueryRanking(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	tests := []struct {
 		name, text string
 		active     []string
@@ -114,7 +96,7 @@ func TestQueryRanking(t *testing.T) {
 }
 
 func TestTestsRankBelowCodeUnlessAsked(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	resp, _ := Query(context.Background(), st, Request{Text: "Invoice Render", Limit: 5, MinRelevance: -1})
 	if resp.Files[0].Path != "billing/invoice.go" {
 		t.Fatalf("files = %+v", resp.Files)
@@ -126,7 +108,7 @@ func TestTestsRankBelowCodeUnlessAsked(t *testing.T) {
 }
 
 func TestAbstain(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	for _, text := range []string{
 		"write a short poem about autumn leaves",
 		"what is the capital of France",
@@ -154,7 +136,7 @@ func TestAbstain(t *testing.T) {
 }
 
 func TestAssembleBudget(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	req := Request{Text: "AuthService Login password check token", Limit: 30, MinRelevance: -1}
 	resp, err := Query(context.Background(), st, req)
 	if err != nil {
@@ -194,7 +176,7 @@ func TestAssembleBudget(t *testing.T) {
 }
 
 func TestEmptyAndHostileQueries(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	for _, text := range []string{"", "   ", "\xff\xfe\x00garbage", strings.Repeat("AuthService ", 5000)} {
 		if _, err := Query(context.Background(), st, Request{Text: text, MinRelevance: 0.5}); err != nil {
 			t.Errorf("Query(%.20q): %v", text, err)
@@ -229,7 +211,7 @@ func TestMentionsTestsAndDocs(t *testing.T) {
 // file ranks that file first, above a file with a single declaration named
 // by one of the words; the file's signals explain the score.
 func TestFilesRankedByWholeFileEvidence(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	resp, err := Query(context.Background(), st, Request{Text: "the password of a user is compared with a stored hash", Limit: 5, MinRelevance: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +233,7 @@ func TestFilesRankedByWholeFileEvidence(t *testing.T) {
 // source (its statistics are kept apart), yet it is still listed, demoted,
 // when the message is not about tests.
 func TestWholeFileEvidenceMeasuredWithinCorpus(t *testing.T) {
-	root, st := indexed(t)
+	root, st := wstest.Indexed(t, files)
 	test := "package auth\n\nimport \"testing\"\n\n// Each password is compared, compared again and compared once more with its stored hash.\nfunc TestCheck(t *testing.T) { UserStore{}.Check(\"user\", \"password\") }\n"
 	if err := os.WriteFile(filepath.Join(root, "auth/store_test.go"), []byte(test), 0o644); err != nil {
 		t.Fatal(err)

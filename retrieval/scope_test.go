@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 func TestSubjectWords(t *testing.T) {
@@ -33,7 +35,7 @@ func TestSubjectWords(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
-	_, st := indexed(t) // auth/service.go, auth/store.go, billing/invoice.go, billing/invoice_test.go
+	_, st := wstest.Indexed(t, files) // auth/service.go, auth/store.go, billing/invoice.go, billing/invoice_test.go
 	ctx := context.Background()
 	tests := []struct {
 		text, path string

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/analyzer"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // TestSearchTogether checks that words searched as a conjunction find the
 // documents holding all of them, rarest words first, and credit each word
 // by its own score.
 func TestSearchTogether(t *testing.T) {
-	_, st := indexed(t)
+	_, st := wstest.Indexed(t, files)
 	ctx := context.Background()
 	an := analyzer.New()
 	var terms []string

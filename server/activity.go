@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/engine"
+	"github.com/ctxls/ctxls/session"
 )
 
 // activityParams is the ctxls/activity notification (docs/protocol.md).
@@ -34,35 +35,13 @@ func (s *Server) activity(ctx context.Context, raw json.RawMessage) (any, error)
 		s.log.Info("ctxls/activity ignored: unknown type or no path", zap.String("type", p.Type))
 		return nil, nil
 	}
-	abs := pathOf(p.FilePath)
-	f, rel := s.sourceFolderFor(abs)
-	if f == nil {
-		s.log.Debug("ctxls/activity outside every folder or in its .ctxls", zap.String("path", abs))
-		return nil, nil
-	}
-	a := engine.Activity{Type: t, Path: rel, ChangedSymbols: p.ChangedSymbols, Text: p.Text, At: parseTimestamp(p.Timestamp)}
-	if len(a.Text) > 2000 {
-		a.Text = a.Text[:2000]
-	}
+	a := session.Activity{Type: t, Path: pathOf(p.FilePath), ChangedSymbols: p.ChangedSymbols, Text: p.Text, At: parseTimestamp(p.Timestamp)}
 	if p.Position != nil {
-		a.Line = int(p.Position.Line) + 1
-		if t == engine.SymbolHover {
-			if text := s.textOf(f, abs); text != nil {
-				a.Symbol, _ = wordAt(text, *p.Position)
-			}
-		}
+		pos := position(*p.Position)
+		a.Position = &pos
 	}
-	f.eng.Record(a)
+	s.sess.Record(a)
 	return nil, nil
-}
-
-// textOf returns an open document's text or the file on disk, of folder f.
-func (s *Server) textOf(f *folder, abs string) []byte {
-	if d := s.docs.ByPath(abs); d != nil {
-		return d.Text
-	}
-	data, _ := readSmallFile(f.root, abs, maxScanned)
-	return data
 }
 
 // parseTimestamp accepts ISO 8601 strings and Unix milliseconds; anything
@@ -91,27 +70,6 @@ func (s *Server) message(ctx context.Context, raw json.RawMessage) (any, error) 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	if f := s.activeFolder(""); f != nil {
-		f.eng.Message(p.Text)
-	}
+	s.sess.Message(p.Text)
 	return nil, nil
-}
-
-// activeFolder returns the folder of path when given, else the folder whose
-// engine has an active file, else the first.
-func (s *Server) activeFolder(path string) *folder {
-	if path != "" {
-		f, _ := s.folderFor(pathOf(path))
-		return f
-	}
-	folders := s.allFolders()
-	for _, f := range folders {
-		if f.eng.ActiveFile() != "" {
-			return f
-		}
-	}
-	if len(folders) > 0 {
-		return folders[0]
-	}
-	return nil
 }

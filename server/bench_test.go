@@ -30,7 +30,7 @@ func BenchmarkDidChange(b *testing.B) {
 		b.Skip("GOROOT/src/net/http/server.go:", err)
 	}
 	s := New(Options{})
-	defer s.extractor.Close()
+	defer s.sess.Close()
 	u := uri.File(filepath.Join(b.TempDir(), "server.go"))
 	open, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "go", "version": 1, "text": string(src)}})
 	if _, err := s.didOpen(context.Background(), open); err != nil {

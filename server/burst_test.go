@@ -16,7 +16,7 @@ func TestDidChangeBurstIsCoalesced(t *testing.T) {
 	c := startServer(t, Options{NoWatch: true, Debounce: &zero, BufferFlush: time.Hour})
 	c.initialize(root)
 	u := open(t, c, root, "auth/service.go")
-	before := c.srv.parses.Load()
+	before := c.srv.sess.Parses()
 
 	const changes = 1000
 	for i := 1; i <= changes; i++ {
@@ -34,18 +34,18 @@ func TestDidChangeBurstIsCoalesced(t *testing.T) {
 	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": u}}, &syms); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("documentSymbol after %d changes answered in %v; %d parses", changes, time.Since(start), c.srv.parses.Load()-before)
+	t.Logf("documentSymbol after %d changes answered in %v; %d parses", changes, time.Since(start), c.srv.sess.Parses()-before)
 	if got := strings.Join(names(syms), " "); !strings.Contains(got, "Login") {
 		t.Errorf("documentSymbol after the burst = %s", got)
 	}
-	d := c.srv.doc(u)
+	d := c.srv.sess.Document(string(u))
 	if d == nil {
 		t.Fatal("the document is not open")
 	}
 	if !strings.HasPrefix(string(d.Text), strings.Repeat(" ", changes)+"package auth") || d.Version != 1+changes {
 		t.Fatalf("the document does not hold every change in order (version %v)", d.Version)
 	}
-	if n := c.srv.parses.Load() - before; n > changes/2 {
+	if n := c.srv.sess.Parses() - before; n > changes/2 {
 		t.Errorf("%d changes were parsed %d times: not coalesced", changes, n)
 	}
 }

@@ -3,13 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieval"
+	"github.com/ctxls/ctxls/session"
 )
 
 type executeCommandParams struct {
@@ -70,21 +71,17 @@ func (s *Server) query(ctx context.Context, text string, limit int, activeFile s
 	if text == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "ctxls.query needs the text to search for")
 	}
-	f := s.activeFolder(activeFile)
-	if f == nil {
+	if activeFile != "" {
+		activeFile = pathOf(activeFile)
+	}
+	root, resp, err := s.sess.Query(ctx, retrieval.Request{Text: text, Limit: limit}, activeFile)
+	if errors.Is(err, session.ErrNoFolder) {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "no workspace folder")
 	}
-	req := retrieval.Request{Text: text, Limit: limit}
-	if activeFile != "" {
-		if _, rel := s.folderFor(pathOf(activeFile)); rel != "" {
-			req.ActiveFiles = []string{rel}
-		}
-	}
-	resp, err := retrieval.Query(ctx, f.store(), req)
 	if err != nil {
 		return nil, err
 	}
-	out := &queryResult{Root: f.root, Files: resp.Files, Results: []queryHit{}}
+	out := &queryResult{Root: root, Files: resp.Files, Results: []queryHit{}}
 	if out.Files == nil {
 		out.Files = []retrieval.FileResult{}
 	}
@@ -96,24 +93,14 @@ func (s *Server) query(ctx context.Context, text string, limit int, activeFile s
 }
 
 // reindexCommand re-indexes the folder holding path, or every folder.
-func (s *Server) reindexCommand(ctx context.Context, path string) ([]index.Summary, error) {
-	folders := s.allFolders()
+func (s *Server) reindexCommand(ctx context.Context, path string) (any, error) {
+	abs := ""
 	if path != "" {
-		abs := pathOf(path)
-		f, _ := s.folderFor(abs)
-		if f == nil {
-			// A folder's own root is "in" it too; anything else is an error.
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s is in no workspace folder", filepath.Clean(abs)))
-		}
-		folders = []*folder{f}
+		abs = pathOf(path)
 	}
-	out := []index.Summary{}
-	for _, f := range folders {
-		sum, err := f.reindex(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sum)
+	sums, err := s.sess.Reindex(ctx, abs)
+	if errors.Is(err, session.ErrNoFolder) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s is in no workspace folder", filepath.Clean(abs)))
 	}
-	return out, nil
+	return sums, err
 }

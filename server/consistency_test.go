@@ -286,7 +286,7 @@ func TestDiscardedEditLeavesNoTrace(t *testing.T) {
 
 // A change on disk under a buffer with unsaved changes does not replace the
 // buffer in the index (the editor's text is newer); once saved, changes on
-// disk are taken again (the one funnel, server/queue.go).
+// disk are taken again (the one funnel, session/queue.go).
 func TestDiskChangeUnderAnUnsavedBuffer(t *testing.T) {
 	root := writeWorkspace(t)
 	zero := time.Duration(0)

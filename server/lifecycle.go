@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -33,9 +32,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if set, err := parseSettings(p.InitializationOptions); err != nil {
 		s.log.Warn("initializationOptions ignored", zap.Error(err))
 	} else {
-		s.mu.Lock()
-		s.settings = set
-		s.mu.Unlock()
+		s.sess.SetSettings(set)
 	}
 	var roots []string
 	for _, wf := range p.WorkspaceFolders {
@@ -48,7 +45,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		roots = append(roots, pathOf(p.RootPath))
 	}
 	for _, r := range roots {
-		s.addFolder(ctx, r)
+		s.sess.AddFolder(ctx, r)
 	}
 	s.state.Store(stateRunning)
 	return map[string]any{
@@ -74,36 +71,10 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 // initialized starts the folders' background work: the initial index run
 // and the file watcher.
 func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error) {
-	for _, f := range s.allFolders() {
-		f.start()
+	for _, f := range s.sess.Folders() {
+		f.Start()
 	}
 	return nil, nil
-}
-
-// addFolder opens a workspace folder; one that cannot be opened is logged
-// and left out, so the others still work.
-func (s *Server) addFolder(ctx context.Context, root string) *folder {
-	if info, err := os.Stat(root); err != nil || !info.IsDir() {
-		s.log.Warn("workspace folder is not a directory", zap.String("root", root), zap.Error(err))
-		return nil
-	}
-	s.mu.RLock()
-	for _, f := range s.folders {
-		if f.root == root {
-			s.mu.RUnlock()
-			return f
-		}
-	}
-	s.mu.RUnlock()
-	f, err := openFolder(ctx, s, root)
-	if err != nil {
-		s.log.Error("open workspace folder", zap.String("root", root), zap.Error(err))
-		return nil
-	}
-	s.mu.Lock()
-	s.folders = append(s.folders, f)
-	s.mu.Unlock()
-	return f
 }
 
 type workspaceFoldersChange struct {
@@ -119,26 +90,11 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 		return nil, err
 	}
 	for _, wf := range p.Event.Removed {
-		root := pathOf(wf.URI)
-		s.mu.Lock()
-		var gone *folder
-		kept := s.folders[:0]
-		for _, f := range s.folders {
-			if f.root == root {
-				gone = f
-			} else {
-				kept = append(kept, f)
-			}
-		}
-		s.folders = kept
-		s.mu.Unlock()
-		if gone != nil {
-			gone.close()
-		}
+		s.sess.RemoveFolder(pathOf(wf.URI))
 	}
 	for _, wf := range p.Event.Added {
-		if f := s.addFolder(ctx, pathOf(wf.URI)); f != nil {
-			f.start()
+		if f := s.sess.AddFolder(ctx, pathOf(wf.URI)); f != nil {
+			f.Start()
 		}
 	}
 	return nil, nil

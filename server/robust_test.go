@@ -17,9 +17,8 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/ctxls/ctxls/config"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -347,14 +346,7 @@ func TestDamagedIndexPagesUnderServer(t *testing.T) {
 	if err := damage.GoFiles(filepath.Join(root, "auth"), "auth", 300); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Run(context.Background(), st, index.Options{Root: root, Config: config.Default()}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	wstest.Index(t, root)
 	if err := damage.Pages(store.Path(root), 1.0/3); err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,12 @@
 // Package server is ctxls's language server (`ctxls serve`): LSP over stdio
-// with go.lsp.dev/jsonrpc2. It keeps an overlay of the editor's unsaved
-// buffers, re-parsed incrementally with tree-sitter, answers hover and
-// symbol requests from the overlay and the index, keeps the index in step
-// with edits made inside and outside the editor, and feeds editor activity to
-// the context engine (package engine), which writes the live auto-context.
+// with go.lsp.dev/jsonrpc2. It owns the connection: the ordered dispatch,
+// the lifecycle, and the protocol's vocabulary. The editor's state (open
+// documents, each folder's index, change queue, watcher and context engine)
+// is package session's; each handler decodes its message, makes one call
+// into the session and encodes the answer.
 //
-// One file per protocol feature; each handler is a thin adapter over the
-// domain packages (symbols, store, retrieval, index, engine). The protocol is
-// documented in docs/protocol.md.
+// One file per protocol feature. The protocol is documented in
+// docs/protocol.md.
 package server
 
 import (
@@ -23,14 +22,10 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
-	"github.com/ctxls/ctxls/engine"
-	"github.com/ctxls/ctxls/internal/workspace"
-	"github.com/ctxls/ctxls/overlay"
-	"github.com/ctxls/ctxls/symbols"
+	"github.com/ctxls/ctxls/session"
 )
 
 // Options configure a Server.
@@ -44,7 +39,7 @@ type Options struct {
 	// NoIndex skips the initial index run of each folder.
 	NoIndex bool
 	// BufferFlush is the quiet time after the last change before an unsaved
-	// buffer is written to the index; 0 means 500 ms.
+	// buffer is written to the index; 0 means session.DefaultBufferFlush.
 	BufferFlush time.Duration
 }
 
@@ -67,23 +62,14 @@ type Server struct {
 	// exitCode is the process status after the session: 0 after shutdown
 	// and exit or a disconnect, 1 for exit without shutdown.
 	exitCode atomic.Int32
-	// parses counts buffer parses (didOpen, didChange), for the log and
-	// for tests of coalescing.
-	parses   atomic.Int64
 	exited   chan struct{}
 	exitOnce sync.Once
 
 	// queue serialises messages in arrival order (see dispatch).
 	queue chan queued
 
-	mu      sync.RWMutex
-	folders []*folder
-	// docs are the open documents (package overlay), read directly by
-	// each folder's engine.
-	docs *overlay.Set
-	// settings are the editor's (initializationOptions, didChangeConfiguration).
-	settings  engine.Settings
-	extractor *symbols.Extractor // used by the ordered worker only
+	// sess is the editor's state: open documents and workspace folders.
+	sess *session.Session
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -101,14 +87,13 @@ func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
-	if opts.BufferFlush <= 0 {
-		opts.BufferFlush = 500 * time.Millisecond
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{
-		opts: opts, log: opts.Log, exited: make(chan struct{}), queue: make(chan queued, 256),
-		docs: overlay.New(), settings: engine.DefaultSettings(), extractor: symbols.NewExtractor(), ctx: ctx, cancel: cancel,
-	}
+	s := &Server{opts: opts, log: opts.Log, exited: make(chan struct{}), queue: make(chan queued, 256), ctx: ctx, cancel: cancel}
+	s.sess = session.New(session.Options{
+		Log: opts.Log, Debounce: opts.Debounce, NoWatch: opts.NoWatch, NoIndex: opts.NoIndex, BufferFlush: opts.BufferFlush,
+		OnStatus: func(st session.Status) { s.notify("ctxls/status", statusOf(st)) },
+	})
+	return s
 }
 
 // Serve runs the session over in and out until the client sends exit or
@@ -337,7 +322,7 @@ func decode(params json.RawMessage, v any) error {
 
 func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
 	s.state.Store(stateShutdown)
-	s.closeFolders()
+	s.sess.CloseFolders()
 	return nil, nil
 }
 
@@ -353,27 +338,14 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// close ends the session's work: pending index runs are cancelled, engines
-// flush their activity, stores close.
+// close ends the session's work: pending index runs are cancelled, the
+// requests being answered finish, then engines flush their activity and
+// stores close.
 func (s *Server) close() {
 	s.cancel()
+	s.sess.Cancel()
 	s.wg.Wait()
-	s.closeFolders()
-	for _, d := range s.docs.Clear() {
-		if d.Tree != nil {
-			d.Tree.Close()
-		}
-	}
-}
-
-func (s *Server) closeFolders() {
-	s.mu.Lock()
-	folders := s.folders
-	s.folders = nil
-	s.mu.Unlock()
-	for _, f := range folders {
-		f.close()
-	}
+	s.sess.Close()
 }
 
 // pathOf turns a document URI, a file:// URI or a plain path into a clean
@@ -389,57 +361,20 @@ func pathOf(u string) string {
 	return p
 }
 
-// folderFor returns the folder holding abs (the longest root wins) and the
-// path relative to it.
-func (s *Server) folderFor(abs string) (*folder, string) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var best *folder
-	var bestRel string
-	for _, f := range s.folders {
-		rel, err := filepath.Rel(f.root, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		if best == nil || len(f.root) > len(best.root) {
-			best, bestRel = f, filepath.ToSlash(rel)
-		}
-	}
-	return best, bestRel
+// status is the ctxls/status notification.
+type status struct {
+	Root          string `json:"root"`
+	State         string `json:"state"`
+	FilesDone     int    `json:"filesDone"`
+	FilesTotal    int    `json:"filesTotal"`
+	Entities      int    `json:"entities"`
+	ContextTokens int    `json:"contextTokens"`
+	ContextBytes  int    `json:"contextBytes"`
+	ContextFile   string `json:"contextFile,omitempty"`
+	Message       string `json:"message,omitempty"`
 }
 
-// sourceFolderFor is folderFor for documents and activity: a path under a
-// folder's state directory (<root>/.ctxls/, the auto-context and its
-// preview) belongs to no folder, so that ctxls's own output is never indexed
-// or taken for what the person works on, whatever the editor sends.
-func (s *Server) sourceFolderFor(abs string) (*folder, string) {
-	f, rel := s.folderFor(abs)
-	if workspace.InDir(rel) {
-		return nil, ""
-	}
-	return f, rel
-}
-
-func (s *Server) allFolders() []*folder {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]*folder(nil), s.folders...)
-}
-
-func (s *Server) doc(u protocol.DocumentURI) *overlay.Document { return s.docs.Get(string(u)) }
-
-// folderOf returns the folder an open document belongs to, or nil (outside
-// every folder, or the folder was removed since the document was opened).
-func (s *Server) folderOf(d *overlay.Document) *folder {
-	if d.Root == "" {
-		return nil
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, f := range s.folders {
-		if f.root == d.Root {
-			return f
-		}
-	}
-	return nil
+func statusOf(st session.Status) status {
+	return status{Root: st.Root, State: st.State, FilesDone: st.FilesDone, FilesTotal: st.FilesTotal, Entities: st.Entities,
+		ContextTokens: st.ContextTokens, ContextBytes: st.ContextBytes, ContextFile: st.ContextFile, Message: st.Message}
 }

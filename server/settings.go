@@ -102,23 +102,6 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 		s.log.Warn("settings ignored", zap.Error(err))
 		return nil, nil
 	}
-	s.applySettings(set)
+	s.sess.SetSettings(set)
 	return nil, nil
-}
-
-// applySettings makes set the settings of every folder, present and future.
-func (s *Server) applySettings(set engine.Settings) {
-	s.mu.Lock()
-	s.settings = set
-	s.mu.Unlock()
-	for _, f := range s.allFolders() {
-		f.eng.SetSettings(set)
-	}
-}
-
-// currentSettings returns the settings new folders start with.
-func (s *Server) currentSettings() engine.Settings {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.settings
 }

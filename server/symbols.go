@@ -50,21 +50,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	var f *symbols.File
-	if d := s.doc(p.TextDocument.URI); d != nil {
-		f = d.Syms
-	} else {
-		abs := pathOf(string(p.TextDocument.URI))
-		// A file on disk is read only inside a workspace folder.
-		if folder, _ := s.folderFor(abs); folder != nil {
-			if _, ok := symbols.LanguageFor(abs); ok {
-				if src, err := readSmallFile(folder.root, abs, 1<<20); err == nil {
-					f, _ = s.extractor.Extract(ctx, abs, src)
-				}
-			}
-		}
-	}
-	return outline(f), nil
+	return outline(s.sess.Outline(ctx, string(p.TextDocument.URI), pathOf(string(p.TextDocument.URI)))), nil
 }
 
 // outline turns extracted entities into a DocumentSymbol tree.

@@ -26,29 +26,20 @@ func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any,
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	q := strings.TrimSpace(p.Query)
-	out := []symbolInfo{}
-	if q == "" {
-		return out, nil
+	syms, err := s.sess.Symbols(ctx, p.Query, maxWorkspaceSymbols)
+	if err != nil {
+		return nil, err
 	}
-	for _, f := range s.allFolders() {
-		ents, err := f.store().EntitiesMatching(ctx, q, maxWorkspaceSymbols-len(out))
-		if err != nil {
-			return nil, err
+	out := []symbolInfo{}
+	for _, e := range syms {
+		container := ""
+		if i := strings.LastIndex(e.QName, "."); i > 0 {
+			container = e.QName[:i]
 		}
-		for _, e := range ents {
-			container := ""
-			if i := strings.LastIndex(e.QName, "."); i > 0 {
-				container = e.QName[:i]
-			}
-			out = append(out, symbolInfo{
-				Name: e.Name, Kind: symbolKind(e.Kind), ContainerName: container,
-				Location: protocol.Location{URI: uri.File(filepath.Join(f.root, filepath.FromSlash(e.Path))), Range: lineRange(e.StartLine, e.EndLine)},
-			})
-		}
-		if len(out) >= maxWorkspaceSymbols {
-			break
-		}
+		out = append(out, symbolInfo{
+			Name: e.Name, Kind: symbolKind(e.Kind), ContainerName: container,
+			Location: protocol.Location{URI: uri.File(filepath.Join(e.Root, filepath.FromSlash(e.Path))), Range: lineRange(e.StartLine, e.EndLine)},
+		})
 	}
 	return out, nil
 }

@@ -8,14 +8,14 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookevent"
-	"github.com/ctxls/ctxls/sources/sourcestest"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // benchSetup is a workspace with a rule of each format and a home with the
 // shared fixture's agents, commands, output styles and skill.
 func benchSetup(b *testing.B) (root, home string) {
 	root, home = b.TempDir(), b.TempDir()
-	sourcestest.WriteFiles(b, root, map[string]string{
+	wstest.Write(b, root, map[string]string{
 		".cursor/rules/go.mdc":            "---\nglobs: \"**/*.go\"\n---\nWrap errors.\n",
 		".cursor/rules/always.mdc":        "---\nalwaysApply: true\n---\nBritish English.\n",
 		".github/copilot-instructions.md": "Table-driven tests.\n",
@@ -31,7 +31,7 @@ func benchSetup(b *testing.B) (root, home string) {
 		}
 		for _, e := range entries {
 			data, _ := os.ReadFile(filepath.Join(fx, src, e.Name()))
-			sourcestest.WriteFiles(b, home, map[string]string{filepath.ToSlash(filepath.Join(".claude", dst, e.Name())): string(data)})
+			wstest.Write(b, home, map[string]string{filepath.ToSlash(filepath.Join(".claude", dst, e.Name())): string(data)})
 		}
 	}
 	return root, home

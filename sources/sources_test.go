@@ -10,7 +10,7 @@ import (
 	"github.com/ctxls/ctxls/collect"
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookevent"
-	"github.com/ctxls/ctxls/sources/sourcestest"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // ids returns the entries' source:id keys.
@@ -24,14 +24,14 @@ func ids(es []collect.Entry) string {
 
 func rulesWorkspace(t *testing.T) (root, home string) {
 	root, home = t.TempDir(), t.TempDir()
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		".cursor/rules/go.mdc":         "---\ndescription: Go style\nglobs: \"**/*.go\"\n---\nWrap errors with %w.\n",
 		".cursor/rules/always.mdc":     "---\nalwaysApply: true\n---\nBritish English.\n",
 		".cursor/rules/migrations.mdc": "---\ndescription: Database migrations and schema changes\n---\nNever edit an applied migration.\n",
 		".cursor/rules/broken.mdc":     "---\nglobs: [\n  bad: x\n---\nBroken.\n",
 		".claude/rules/api.md":         "---\npaths: [\"api/**\"]\n---\nAPI handlers validate input.\n",
 	})
-	sourcestest.WriteFiles(t, home, map[string]string{".claude/rules/tests.md": "---\npaths: \"**/*_test.go\"\n---\nTests call t.Helper.\n"})
+	wstest.Write(t, home, map[string]string{".claude/rules/tests.md": "---\npaths: \"**/*_test.go\"\n---\nTests call t.Helper.\n"})
 	return root, home
 }
 
@@ -107,7 +107,7 @@ func TestRuleEntryText(t *testing.T) {
 func TestDirectorySources(t *testing.T) {
 	root := t.TempDir()
 	long := "# Billing\n\n" + strings.Repeat("Invoices are immutable once sent. ", 100)
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		"AGENTS.md":                  "Run make test.\n",
 		"services/AGENTS.md":         "Services talk over gRPC only.\n",
 		"services/billing/README.md": long,
@@ -200,10 +200,10 @@ func TestMatchModes(t *testing.T) {
 
 func TestDiscoverySource(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	sourcestest.WriteFiles(t, home, map[string]string{
+	wstest.Write(t, home, map[string]string{
 		".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews pull requests for security issues\n---\n",
 	})
-	sourcestest.WriteFiles(t, root, map[string]string{".ctxls/keep": ""})
+	wstest.Write(t, root, map[string]string{".ctxls/keep": ""})
 	cfg := config.Default()
 	req := &Event{Name: hookevent.UserPromptSubmit, Prompt: "review my pull request", Root: root, Home: home, Config: cfg}
 	es, err := (&Discovery{}).Collect(context.Background(), req)
@@ -236,8 +236,8 @@ func TestDirectoryFilesInsideWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
-	sourcestest.WriteFiles(t, outside, map[string]string{"secret.md": "AWS_SECRET_ACCESS_KEY=zqxfakesecret\n"})
-	sourcestest.WriteFiles(t, root, map[string]string{"docs/guide.md": "Inside guide.\n", "in/x.go": "package in\n", "out/x.go": "package out\n"})
+	wstest.Write(t, outside, map[string]string{"secret.md": "AWS_SECRET_ACCESS_KEY=zqxfakesecret\n"})
+	wstest.Write(t, root, map[string]string{"docs/guide.md": "Inside guide.\n", "in/x.go": "package in\n", "out/x.go": "package out\n"})
 	for link, target := range map[string]string{
 		"out/AGENTS.md": filepath.Join(outside, "secret.md"),
 		"out/README.md": "../../outside/secret.md",

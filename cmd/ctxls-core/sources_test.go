@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/sources/sourcestest"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 func TestSourcesCommand(t *testing.T) {
@@ -18,7 +18,7 @@ func TestSourcesCommand(t *testing.T) {
 		t.Skip("CTXLS_BIN not set (run through make test)")
 	}
 	root, home := t.TempDir(), t.TempDir()
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		".cursor/rules/go.mdc":            "---\nglobs: \"**/*.go\"\n---\nGo rule.\n",
 		".cursor/rules/bad.mdc":           "---\nglobs: [\n  x: y\n---\nBad.\n",
 		".github/copilot-instructions.md": "Always rule.\n",
@@ -26,7 +26,7 @@ func TestSourcesCommand(t *testing.T) {
 		"pkg/a.go":                        "package pkg\n",
 		".ctxls/config.yaml":              "sources:\n  modes:\n    - {name: ultrawork, keywords: [ulw], instruction: Keep going.}\n",
 	})
-	sourcestest.WriteFiles(t, home, map[string]string{
+	wstest.Write(t, home, map[string]string{
 		".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews pull requests for security issues\n---\n",
 	})
 	run := func(args ...string) (string, int) {

@@ -40,6 +40,16 @@ var stdlibOnly = []string{
 	module + "/internal/wspath",
 }
 
+// sessionOwned are the packages of the editor's state, which the language
+// server reaches only through package session (decision 0112).
+var sessionOwned = []string{
+	store,
+	module + "/index",
+	module + "/overlay",
+	module + "/memory",
+	module + "/internal/treewatch",
+}
+
 // pkg is what the test reads of `go list -json`.
 type pkg struct {
 	ImportPath   string
@@ -140,6 +150,18 @@ func TestLayering(t *testing.T) {
 		}
 		if slices.Contains(r.Deps, module+"/index") {
 			t.Errorf("retrieval depends on index (imports %v): read what the indexer decided from the store", r.Imports)
+		}
+	})
+
+	t.Run("the editor's state is the session's, not the language server's", func(t *testing.T) {
+		srv := pkgs[module+"/server"]
+		if srv == nil {
+			t.Fatal("server not listed")
+		}
+		for _, imp := range srv.Imports {
+			if slices.Contains(sessionOwned, imp) {
+				t.Errorf("server imports %s: the index, documents, watcher and memories are package session's; make one call into it", imp)
+			}
 		}
 	})
 

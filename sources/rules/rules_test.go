@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/sources/sourcestest"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 func TestLoad(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		".cursor/rules/go.mdc":                      "---\ndescription: Go style\nglobs: \"**/*.go\"\nalwaysApply: false\n---\nWrap errors with %w.\n",
 		".cursor/rules/always.mdc":                  "---\nalwaysApply: true\n---\nBritish English.\n",
 		".cursor/rules/sub/unquoted.mdc":            "---\nglobs: *.ts, web/**/*.tsx\n---\nUse strict mode.\n",
@@ -32,7 +32,7 @@ func TestLoad(t *testing.T) {
 		"docs/kord/rules/kord.md":                   "---\nglobs: [\"**/*.sql\"]\n---\nSQL is formatted with sqlfmt.\n",
 		"docs/kord/rules/plain.md":                  "Kord plain rule.\n",
 	})
-	sourcestest.WriteFiles(t, home, map[string]string{".claude/rules/mine.md": "---\npaths: \"**/*_test.go\"\n---\nTests use t.Helper.\n"})
+	wstest.Write(t, home, map[string]string{".claude/rules/mine.md": "---\npaths: \"**/*_test.go\"\n---\nTests use t.Helper.\n"})
 	// The same file reached twice (a symbolic link) is loaded once.
 	if err := os.Symlink(filepath.Join(root, ".claude/rules/general.md"), filepath.Join(root, ".claude/rules/link.md")); err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestMatch(t *testing.T) {
 
 func TestLoadBadGlobAndCancel(t *testing.T) {
 	root := t.TempDir()
-	sourcestest.WriteFiles(t, root, map[string]string{
+	wstest.Write(t, root, map[string]string{
 		".claude/rules/bad.md": "---\npaths: [\"src/[a-\"]\n---\nBad glob.\n",
 		".claude/rules/ok.md":  "Fine.\n",
 	})
@@ -155,13 +155,13 @@ func TestLoadWorkspaceBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, home, outside := filepath.Join(base, "ws"), filepath.Join(base, "home"), filepath.Join(base, "outside")
-	sourcestest.WriteFiles(t, outside, map[string]string{
+	wstest.Write(t, outside, map[string]string{
 		"secret.md":        "AWS_SECRET_ACCESS_KEY=zqxfakesecret\n",
 		"rules/leak.md":    "Leaked rule zqxfakesecret.\n",
 		"rules/leak.mdc":   "---\nalwaysApply: true\n---\nLeaked zqxfakesecret.\n",
 		"dotfiles/mine.md": "Dotfile rule.\n",
 	})
-	sourcestest.WriteFiles(t, root, map[string]string{".claude/rules/own.md": "Own rule.\n"})
+	wstest.Write(t, root, map[string]string{".claude/rules/own.md": "Own rule.\n"})
 	links := map[string]string{
 		filepath.Join(root, ".cursorrules"):                    filepath.Join(outside, "secret.md"),
 		filepath.Join(root, ".claude/rules/secret.md"):         filepath.Join(outside, "secret.md"),

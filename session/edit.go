@@ -1,38 +1,41 @@
-package server
+package session
 
-// The protocol side of open documents: applying didChange edits in LSP
-// positions, the tree-sitter edit they make, the word under a position and
-// the declarations an edit touched. The documents themselves live in
-// package overlay.
+// Edits of open documents in the editor's positions: applying them, the
+// tree-sitter edit they make, the word under a position and the
+// declarations an edit touched. The documents themselves live in package
+// overlay.
 
 import (
 	"bytes"
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
-	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/symbols"
 )
 
-// rangeChange is a didChange content change. Range is a pointer because a
-// change without a range replaces the whole document, and go.lsp.dev's type
-// cannot tell that apart from a range starting at 0:0.
-type rangeChange struct {
-	Range *protocol.Range `json:"range,omitempty"`
-	Text  string          `json:"text"`
+// Position is a place in a document as an editor counts (LSP): a 0-based
+// line and a 0-based column in UTF-16 code units.
+type Position struct {
+	Line, Character uint32
 }
 
-// didChangeParams is DidChangeTextDocumentParams with rangeChange.
-type didChangeParams struct {
-	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []rangeChange                            `json:"contentChanges"`
+// Range is the text between two positions.
+type Range struct {
+	Start, End Position
+}
+
+// Edit is one change of a document's text: Text replaces Range, or the
+// whole document when Range is nil.
+type Edit struct {
+	Range *Range
+	Text  string
 }
 
 // apply returns text with change applied, the tree-sitter edit describing it
 // (nil for a whole-document replacement) and the 1-based lines of the new
 // text the change covers.
-func apply(text []byte, ch rangeChange) (out []byte, edit *sitter.EditInput, fromLine, toLine int) {
+func apply(text []byte, ch Edit) (out []byte, edit *sitter.EditInput, fromLine, toLine int) {
 	if ch.Range == nil {
 		return []byte(ch.Text), nil, 1, bytes.Count([]byte(ch.Text), []byte("\n")) + 1
 	}
@@ -77,7 +80,7 @@ func advance(p sitter.Point, text []byte) sitter.Point {
 // offset converts an LSP position (line, UTF-16 code units) to a byte offset
 // and a tree-sitter point (row, byte column), clamping positions past the end
 // of a line or of the text, as the specification asks.
-func offset(text []byte, pos protocol.Position) (int, sitter.Point) {
+func offset(text []byte, pos Position) (int, sitter.Point) {
 	lineStart := 0
 	for line := uint32(0); line < pos.Line; line++ {
 		i := bytes.IndexByte(text[lineStart:], '\n')
@@ -104,7 +107,7 @@ func offset(text []byte, pos protocol.Position) (int, sitter.Point) {
 }
 
 // wordAt returns the identifier around an LSP position and its 1-based line.
-func wordAt(text []byte, pos protocol.Position) (string, int) {
+func wordAt(text []byte, pos Position) (string, int) {
 	off, _ := offset(text, pos)
 	isWord := func(b byte) bool {
 		return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80

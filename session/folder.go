@@ -1,4 +1,4 @@
-package server
+package session
 
 import (
 	"context"
@@ -18,9 +18,10 @@ import (
 	"github.com/ctxls/ctxls/store"
 )
 
-// folder is one workspace folder: its own index, engine and watcher.
-type folder struct {
-	srv  *Server
+// Folder is one workspace folder: its own index (store), queue of changes
+// for the index, watcher and context engine.
+type Folder struct {
+	sess *Session
 	root string
 	cfg  config.Config
 	log  *zap.Logger
@@ -57,12 +58,12 @@ type folder struct {
 	wg       sync.WaitGroup
 }
 
-func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) {
+func openFolder(ctx context.Context, sess *Session, root string) (*Folder, error) {
 	cfg, err := config.Load(root)
 	if err != nil {
 		// A malformed config must not cost the person their editor
 		// features: log it and use the defaults.
-		srv.log.Warn("config", zap.String("root", root), zap.Error(err))
+		sess.log.Warn("config", zap.String("root", root), zap.Error(err))
 		cfg = config.Default()
 	}
 	st, err := store.Open(ctx, root, store.Options{})
@@ -70,17 +71,17 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 		return nil, err
 	}
 	if st.Recovered != "" {
-		srv.log.Warn("index was corrupt; moved aside and rebuilding", zap.String("moved", st.Recovered))
+		sess.log.Warn("index was corrupt; moved aside and rebuilding", zap.String("moved", st.Recovered))
 	}
-	fctx, cancel := context.WithCancel(srv.ctx)
-	f := &folder{srv: srv, root: root, cfg: cfg, log: srv.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
+	fctx, cancel := context.WithCancel(sess.ctx)
+	f := &Folder{sess: sess, root: root, cfg: cfg, log: sess.log.With(zap.String("root", root)), st: st, pending: map[string]*[]byte{}, ctx: fctx, cancel: cancel}
 	f.memories.f = f
-	f.buffers = srv.docs.View(root)
+	f.buffers = sess.docs.View(root)
 	debounce := cfg.ServeDebounce()
-	if srv.opts.Debounce != nil {
-		debounce = *srv.opts.Debounce
+	if sess.opts.Debounce != nil {
+		debounce = *sess.opts.Debounce
 	}
-	set := srv.currentSettings()
+	set := sess.currentSettings()
 	f.eng = engine.New(engine.Options{
 		Root: root, Store: st, Config: cfg, Debounce: debounce, Buffers: f.buffers, Log: f.log, Settings: &set,
 		OnWrite: f.written, OnError: func(err error) { f.repairIfCorrupt(f.ctx, err) },
@@ -95,15 +96,18 @@ func openFolder(ctx context.Context, srv *Server, root string) (*folder, error) 
 }
 
 // store returns the folder's current store.
-func (f *folder) store() *store.Store {
+func (f *Folder) store() *store.Store {
 	f.stMu.RLock()
 	defer f.stMu.RUnlock()
 	return f.st
 }
 
-// start begins the initial index run and the watcher.
-func (f *folder) start() {
-	if !f.srv.opts.NoWatch {
+// Root is the folder's root directory.
+func (f *Folder) Root() string { return f.root }
+
+// Start begins the initial index run and the watcher.
+func (f *Folder) Start() {
+	if !f.sess.opts.NoWatch {
 		w, err := newWatcher(f)
 		if err != nil {
 			f.log.Warn("file watcher unavailable; relying on the client's didChangeWatchedFiles", zap.Error(err))
@@ -111,23 +115,23 @@ func (f *folder) start() {
 			f.watcher = w
 		}
 	}
-	if f.srv.opts.NoIndex {
+	if f.sess.opts.NoIndex {
 		f.memories.store() // the first hover finds the memories synced
 		return
 	}
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		if _, err := f.reindex(f.ctx); err != nil && f.ctx.Err() == nil {
+		if _, err := f.Reindex(f.ctx); err != nil && f.ctx.Err() == nil {
 			f.log.Error("index", zap.Error(err))
 		}
 		f.memories.store()
 	}()
 }
 
-// reindex runs a full index update, reporting progress to the client. A
+// Reindex runs a full index update, reporting progress to the client. A
 // run that meets damaged pages sets the file aside and starts another.
-func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
+func (f *Folder) Reindex(ctx context.Context) (index.Summary, error) {
 	sum, err := f.indexAll(ctx)
 	if err != nil {
 		f.repairIfCorrupt(ctx, err)
@@ -135,25 +139,25 @@ func (f *folder) reindex(ctx context.Context) (index.Summary, error) {
 	return sum, err
 }
 
-func (f *folder) indexAll(ctx context.Context) (index.Summary, error) {
+func (f *Folder) indexAll(ctx context.Context) (index.Summary, error) {
 	if err := f.ensureStore(ctx); err != nil {
 		return index.Summary{}, err
 	}
 	f.indexMu.Lock()
 	defer f.indexMu.Unlock()
-	f.srv.notify("ctxls/status", status{Root: f.root, State: "indexing"})
+	f.sess.status(Status{Root: f.root, State: "indexing"})
 	var last time.Time
 	sum, err := index.Run(ctx, f.store(), index.Options{
 		Root: f.root, Config: f.cfg, Log: f.log,
 		Progress: func(done, total int) {
 			if time.Since(last) >= 250*time.Millisecond {
 				last = time.Now()
-				f.srv.notify("ctxls/status", status{Root: f.root, State: "indexing", FilesDone: done, FilesTotal: total})
+				f.sess.status(Status{Root: f.root, State: "indexing", FilesDone: done, FilesTotal: total})
 			}
 		},
 	})
 	if err != nil {
-		f.srv.notify("ctxls/status", status{Root: f.root, State: "error", Message: err.Error()})
+		f.sess.status(Status{Root: f.root, State: "error", Message: err.Error()})
 		return sum, err
 	}
 	f.log.Info("indexed", zap.Int("files", sum.Files), zap.Int("parsed", sum.Parsed), zap.Float64("seconds", sum.Seconds))
@@ -171,7 +175,7 @@ func (f *folder) indexAll(ctx context.Context) (index.Summary, error) {
 }
 
 // readyStatus refreshes the entity count and tells the client.
-func (f *folder) readyStatus(ctx context.Context) {
+func (f *Folder) readyStatus(ctx context.Context) {
 	if n, err := f.store().EntityCount(ctx); err == nil {
 		f.eng.SetEntities(n)
 	}
@@ -179,7 +183,7 @@ func (f *folder) readyStatus(ctx context.Context) {
 }
 
 // written is the engine's OnWrite: the auto-context changed size.
-func (f *folder) written(*engine.Snapshot) { f.sendReady() }
+func (f *Folder) written(*engine.Snapshot) { f.sendReady() }
 
 // sendReady tells the client the folder's entity count and auto-context
 // size as they are now. An auto-context write that began before an index
@@ -187,19 +191,19 @@ func (f *folder) written(*engine.Snapshot) { f.sendReady() }
 // status bar would keep the old count until the next write. Reading the
 // values under statusMu makes the last notification the client gets carry
 // the newest ones, whichever goroutine sends it.
-func (f *folder) sendReady() {
+func (f *Folder) sendReady() {
 	f.statusMu.Lock()
 	defer f.statusMu.Unlock()
-	st := status{Root: f.root, State: "ready", Entities: f.eng.Entities(), ContextFile: engine.MarkdownFile(f.root)}
+	st := Status{Root: f.root, State: "ready", Entities: f.eng.Entities(), ContextFile: engine.MarkdownFile(f.root)}
 	if snap := f.eng.Last(); snap != nil {
 		st.ContextTokens, st.ContextBytes = snap.Tokens, snap.Bytes
 	}
-	f.srv.notify("ctxls/status", st)
+	f.sess.status(st)
 }
 
 // storeDeleted says whether the index or the state file attached to it is
 // gone.
-func (f *folder) storeDeleted() bool {
+func (f *Folder) storeDeleted() bool {
 	for _, p := range []string{store.Path(f.root), store.StatePath(f.root)} {
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 			return true
@@ -211,7 +215,7 @@ func (f *folder) storeDeleted() bool {
 // ensureStore reopens the index when its file was deleted under the running
 // server (rm -rf .ctxls, git clean -fdx): the open handle would otherwise
 // keep writing into an unlinked file no other process sees.
-func (f *folder) ensureStore(ctx context.Context) error {
+func (f *Folder) ensureStore(ctx context.Context) error {
 	if !f.storeDeleted() {
 		return nil
 	}
@@ -234,11 +238,11 @@ func (f *folder) ensureStore(ctx context.Context) error {
 	f.eng.SetStore(st)
 	// Readers that took the old store may still be running: close it later.
 	time.AfterFunc(30*time.Second, func() { old.Close() })
-	if !f.srv.opts.NoIndex {
+	if !f.sess.opts.NoIndex {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if _, err := f.reindex(f.ctx); err != nil && f.ctx.Err() == nil {
+			if _, err := f.Reindex(f.ctx); err != nil && f.ctx.Err() == nil {
 				f.log.Error("index", zap.Error(err))
 			}
 		}()
@@ -255,7 +259,7 @@ const repairCheckInterval = time.Minute
 // repairIfCorrupt sets a damaged index or state file aside when err says a
 // query met damaged pages (Open reads only the headers, so nothing else
 // would notice), then opens new files and indexes again (ensureStore).
-func (f *folder) repairIfCorrupt(ctx context.Context, err error) {
+func (f *Folder) repairIfCorrupt(ctx context.Context, err error) {
 	if !store.IsCorrupt(err) || ctx.Err() != nil {
 		return
 	}
@@ -281,7 +285,7 @@ func (f *folder) repairIfCorrupt(ctx context.Context, err error) {
 
 // queueUpdate schedules files (content nil: read from disk) or buffers for
 // the index; they are written together after BufferFlush of quiet.
-func (f *folder) queueUpdate(rel string, content []byte) {
+func (f *Folder) queueUpdate(rel string, content []byte) {
 	f.pendingMu.Lock()
 	defer f.pendingMu.Unlock()
 	if content != nil {
@@ -291,14 +295,14 @@ func (f *folder) queueUpdate(rel string, content []byte) {
 		f.pending[rel] = nil
 	}
 	if f.flushTimer == nil {
-		f.flushTimer = time.AfterFunc(f.srv.opts.BufferFlush, f.flush)
+		f.flushTimer = time.AfterFunc(f.sess.opts.BufferFlush, f.flush)
 	} else {
-		f.flushTimer.Reset(f.srv.opts.BufferFlush)
+		f.flushTimer.Reset(f.sess.opts.BufferFlush)
 	}
 }
 
 // flush writes the queued files and buffers to the index.
-func (f *folder) flush() {
+func (f *Folder) flush() {
 	f.pendingMu.Lock()
 	pending := f.pending
 	f.pending = map[string]*[]byte{}
@@ -316,7 +320,7 @@ func (f *folder) flush() {
 }
 
 // update writes files (nil: from disk) and buffers to the index.
-func (f *folder) update(ctx context.Context, pending map[string]*[]byte) {
+func (f *Folder) update(ctx context.Context, pending map[string]*[]byte) {
 	changes := make([]index.Change, 0, len(pending))
 	for rel, c := range pending {
 		ch := index.Change{Path: rel}
@@ -353,8 +357,8 @@ const shutdownFlush = 5 * time.Second
 // with the session: the index goes back to the disk for them, and the
 // auto-context is rewritten without them, so that neither the hooks nor
 // ctxls://context/auto keep an edit nobody saved (decision 0095).
-func (f *folder) close() {
-	unsaved := f.srv.docs.UnsavedIn(f.root)
+func (f *Folder) close() {
+	unsaved := f.sess.docs.UnsavedIn(f.root)
 	for _, rel := range unsaved {
 		f.changed(rel, bufferDiscarded, nil)
 	}
@@ -383,17 +387,4 @@ func (f *folder) close() {
 	}
 	f.eng.Close()
 	f.store().Close()
-}
-
-// status is the ctxls/status notification.
-type status struct {
-	Root          string `json:"root"`
-	State         string `json:"state"`
-	FilesDone     int    `json:"filesDone"`
-	FilesTotal    int    `json:"filesTotal"`
-	Entities      int    `json:"entities"`
-	ContextTokens int    `json:"contextTokens"`
-	ContextBytes  int    `json:"contextBytes"`
-	ContextFile   string `json:"contextFile,omitempty"`
-	Message       string `json:"message,omitempty"`
 }

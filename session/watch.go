@@ -1,11 +1,7 @@
-package server
+package session
 
 import (
-	"context"
-	"encoding/json"
-
 	"github.com/fsnotify/fsnotify"
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/index"
@@ -17,12 +13,12 @@ import (
 // watcher follows a folder's files (treewatch), so that edits made outside
 // the editor (the assistant's tools, git, formatters) reach the index.
 type watcher struct {
-	f    *folder
+	f    *Folder
 	tree *treewatch.Tree
 	done chan struct{}
 }
 
-func newWatcher(f *folder) (*watcher, error) {
+func newWatcher(f *Folder) (*watcher, error) {
 	tree, err := treewatch.New(f.root, 0, index.NewScope(f.root, f.cfg.Index))
 	if err != nil {
 		return nil, err
@@ -68,21 +64,4 @@ func (w *watcher) run() {
 func (w *watcher) close() {
 	w.tree.Close()
 	<-w.done
-}
-
-// didChangeWatchedFiles re-indexes what the client saw change on disk.
-func (s *Server) didChangeWatchedFiles(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.DidChangeWatchedFilesParams
-	if err := decode(raw, &p); err != nil {
-		return nil, err
-	}
-	for _, ch := range p.Changes {
-		abs := pathOf(string(ch.URI))
-		f, rel := s.sourceFolderFor(abs)
-		if f == nil || rel == "" {
-			continue
-		}
-		f.changed(rel, diskChanged, nil)
-	}
-	return nil, nil
 }

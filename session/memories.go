@@ -1,10 +1,7 @@
-package server
+package session
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +17,6 @@ import (
 // check itself at most every memoryCheckEvery, off the hover's path.
 const (
 	memoryCheckEvery = 2 * time.Second
-	maxHoverMemories = 5
 )
 
 // memories gives hover the memories attached to a file. Syncing writes
@@ -28,7 +24,7 @@ const (
 // time), so it runs on its own goroutine; a hover reads what the index
 // already holds.
 type memories struct {
-	f *folder
+	f *Folder
 
 	mu      sync.Mutex
 	ms      *memory.Store
@@ -70,70 +66,16 @@ func (m *memories) store() *memory.Store {
 	return m.ms
 }
 
-// hoverMemories lists the memories attached to the hovered entity's file:
-// gotchas first (by severity), one line each.
-func hoverMemories(ctx context.Context, f *folder, t *hoverTarget) string {
-	ms := f.memories.store()
+// attached returns the memories attached to the file at rel, as the index
+// holds them; nil when there are none or the memory store cannot be read.
+func (m *memories) attached(ctx context.Context, rel string) []memory.Hit {
+	ms := m.store()
 	if ms == nil {
-		return ""
+		return nil
 	}
-	hits, err := ms.Attached(ctx, t.path)
-	if err != nil || len(hits) == 0 {
-		return ""
+	hits, err := ms.Attached(ctx, rel)
+	if err != nil {
+		return nil
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		gi, gj := hits[i].Type == memory.Gotcha, hits[j].Type == memory.Gotcha
-		if gi != gj {
-			return gi
-		}
-		if gi && severityRank(hits[i].Severity) != severityRank(hits[j].Severity) {
-			return severityRank(hits[i].Severity) > severityRank(hits[j].Severity)
-		}
-		return hits[i].Relevance > hits[j].Relevance
-	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Memories** (%d):", len(hits))
-	for i, h := range hits {
-		if i == maxHoverMemories {
-			fmt.Fprintf(&b, "\n- … %d more: `ctxls memory list`", len(hits)-i)
-			break
-		}
-		label := string(h.Type)
-		if h.Type == memory.Gotcha {
-			label = "⚠ gotcha"
-			if h.Severity != "" {
-				label += " (" + h.Severity + ")"
-			}
-		}
-		fmt.Fprintf(&b, "\n- %s: %s `%s`", label, oneLine(h.Title, 120), h.Slug)
-	}
-	return b.String()
-}
-
-func severityRank(s string) int {
-	switch s {
-	case "critical":
-		return 4
-	case "high":
-		return 3
-	case "medium":
-		return 2
-	case "low":
-		return 1
-	}
-	return 0
-}
-
-// oneLine collapses whitespace and cuts s to at most n bytes on a rune
-// boundary.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return hits
 }

@@ -1,4 +1,4 @@
-package server
+package session
 
 import (
 	"github.com/ctxls/ctxls/overlay"
@@ -23,10 +23,10 @@ const (
 )
 
 // changed is the one way a change of rel reaches the index queue, whichever
-// path saw it: the text the index should hold follows from the kind of
+// path saw it (DidModify, the watcher, a closing folder): the text the index should hold follows from the kind of
 // change and the overlay (decision 0095). d is the changed buffer for
 // bufferEdited.
-func (f *folder) changed(rel string, kind changeKind, d *overlay.Document) {
+func (f *Folder) changed(rel string, kind changeKind, d *overlay.Document) {
 	switch kind {
 	case bufferEdited:
 		if d.Syms == nil {
@@ -38,7 +38,7 @@ func (f *folder) changed(rel string, kind changeKind, d *overlay.Document) {
 	case fileSaved, bufferDiscarded:
 		f.queueUpdate(rel, nil)
 	case diskChanged:
-		if _, ok := symbols.LanguageFor(rel); !ok || f.srv.docs.Unsaved(f.root, rel) {
+		if _, ok := symbols.LanguageFor(rel); !ok || f.sess.docs.Unsaved(f.root, rel) {
 			// Unsupported, or open with unsaved changes: the buffer is
 			// newer than the disk.
 			return

@@ -1,35 +1,33 @@
-package server
+package session
 
 import (
 	"context"
 	"reflect"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/ctxls/ctxls/symbols"
 )
 
-func pos(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+func pos(l, c uint32) Position { return Position{Line: l, Character: c} }
 
 func TestApply(t *testing.T) {
 	text := "ab\n😀x\nlast"
 	tests := []struct {
 		name     string
-		ch       rangeChange
+		ch       Edit
 		want     string
 		from, to int
 	}{
-		{"insert", rangeChange{&protocol.Range{Start: pos(0, 1), End: pos(0, 1)}, "Z"}, "aZb\n😀x\nlast", 1, 1},
+		{"insert", Edit{&Range{Start: pos(0, 1), End: pos(0, 1)}, "Z"}, "aZb\n😀x\nlast", 1, 1},
 		// 😀 is two UTF-16 code units: character 2 is after it.
-		{"after surrogate pair", rangeChange{&protocol.Range{Start: pos(1, 2), End: pos(1, 3)}, "y"}, "ab\n😀y\nlast", 2, 2},
-		{"inside surrogate pair rounds up", rangeChange{&protocol.Range{Start: pos(1, 1), End: pos(1, 1)}, "-"}, "ab\n😀-x\nlast", 2, 2},
-		{"past end of line clamps", rangeChange{&protocol.Range{Start: pos(0, 99), End: pos(0, 99)}, "!"}, "ab!\n😀x\nlast", 1, 1},
-		{"past end of text clamps", rangeChange{&protocol.Range{Start: pos(9, 0), End: pos(9, 5)}, "\nend"}, "ab\n😀x\nlast\nend", 4, 4},
-		{"delete across lines", rangeChange{&protocol.Range{Start: pos(0, 1), End: pos(2, 1)}, ""}, "aast", 1, 1},
-		{"reversed range", rangeChange{&protocol.Range{Start: pos(0, 2), End: pos(0, 0)}, "q"}, "q\n😀x\nlast", 1, 1},
-		{"whole document", rangeChange{nil, "new\ntext"}, "new\ntext", 1, 2},
-		{"appended block skips the newline it starts with", rangeChange{&protocol.Range{Start: pos(2, 4), End: pos(2, 4)}, "\n\nfunc F() {}\n"}, "ab\n😀x\nlast\n\nfunc F() {}\n", 5, 5},
+		{"after surrogate pair", Edit{&Range{Start: pos(1, 2), End: pos(1, 3)}, "y"}, "ab\n😀y\nlast", 2, 2},
+		{"inside surrogate pair rounds up", Edit{&Range{Start: pos(1, 1), End: pos(1, 1)}, "-"}, "ab\n😀-x\nlast", 2, 2},
+		{"past end of line clamps", Edit{&Range{Start: pos(0, 99), End: pos(0, 99)}, "!"}, "ab!\n😀x\nlast", 1, 1},
+		{"past end of text clamps", Edit{&Range{Start: pos(9, 0), End: pos(9, 5)}, "\nend"}, "ab\n😀x\nlast\nend", 4, 4},
+		{"delete across lines", Edit{&Range{Start: pos(0, 1), End: pos(2, 1)}, ""}, "aast", 1, 1},
+		{"reversed range", Edit{&Range{Start: pos(0, 2), End: pos(0, 0)}, "q"}, "q\n😀x\nlast", 1, 1},
+		{"whole document", Edit{nil, "new\ntext"}, "new\ntext", 1, 2},
+		{"appended block skips the newline it starts with", Edit{&Range{Start: pos(2, 4), End: pos(2, 4)}, "\n\nfunc F() {}\n"}, "ab\n😀x\nlast\n\nfunc F() {}\n", 5, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
