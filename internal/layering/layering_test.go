@@ -28,6 +28,7 @@ var devTools = []string{
 	module + "/scripts/calledges",
 	module + "/scripts/dumpindex",
 	module + "/scripts/gate/colstats",
+	module + "/scripts/gate/declfiles",
 }
 
 // stdlibOnly are the packages that must link only the standard library:
