@@ -107,7 +107,7 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 		if im.Path == "" {
 			continue
 		}
-		fd.Refs = append(fd.Refs, store.Ref{SrcID: fileID, FileID: fileID, Kind: store.RefImports, Name: im.Path, Qualifier: im.Alias, Line: im.Line})
+		fd.Refs = append(fd.Refs, store.Ref{SrcID: fileID, FileID: fileID, Kind: store.RefImports, Name: im.Path, Qualifier: im.ImportQualifier(), Line: im.Line})
 	}
 
 	// Full-text documents. Every byte of the file is owned by exactly one
@@ -116,8 +116,14 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 	own := ownText(src, sf.Entities)
 	fd.Docs = fd.Docs[:0]
 	var imports []string
+	prev := symbols.Import{}
 	for _, im := range sf.Imports {
-		imports = append(imports, im.Path)
+		// A statement importing several names is one import per name:
+		// the file's document names its module once per statement.
+		if im.Path != prev.Path || im.Line != prev.Line {
+			imports = append(imports, im.Path)
+		}
+		prev = im
 	}
 	fd.Docs = append(fd.Docs, store.Doc{
 		ID:        fileID,

@@ -1,0 +1,220 @@
+package index
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/store"
+)
+
+// scopedRef is one reference of an import-scoped language, from an entity
+// named "path#qname", and the entity it must resolve to ("path#qname", ""
+// for unresolved).
+type scopedRef struct {
+	rule             string
+	from, name, qual string
+	want             string
+}
+
+// checkScoped indexes files, checks refs, then re-indexes the file
+// the references are in (the incremental path, where definitions are loaded
+// by name) and checks them again.
+func checkScoped(t *testing.T, files map[string]string, edited string, refs []scopedRef) {
+	t.Helper()
+	root := testWorkspace(t, files)
+	_, st := run(t, root, config.Default())
+	assertScoped(t, "cold", st, refs)
+	st.Close()
+	write(t, root, edited, files[edited]+"\n")
+	mtimeLater(t, filepath.Join(root, edited))
+	sum, st := run(t, root, config.Default())
+	if sum.Parsed != 1 {
+		t.Fatalf("re-index parsed %d files, want 1", sum.Parsed)
+	}
+	assertScoped(t, "incremental", st, refs)
+}
+
+// mtimeLater moves a file's modification time a second on, so that the
+// next run sees it changed whatever the clock's resolution.
+func mtimeLater(t *testing.T, p string) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := fi.ModTime().Add(1e9)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func assertScoped(t *testing.T, pass string, st *store.Store, refs []scopedRef) {
+	t.Helper()
+	for _, tc := range refs {
+		var got sql.NullString
+		err := st.DB().QueryRow(`SELECT df.path || '#' || d.qname FROM refs r
+			JOIN entities s ON s.id = r.src_id JOIN files sf ON sf.id = s.file_id
+			LEFT JOIN entities d ON d.id = r.dst_id LEFT JOIN files df ON df.id = d.file_id
+			WHERE sf.path || '#' || s.qname = ? AND r.name = ? AND r.qualifier = ? AND r.kind = ?`,
+			tc.from, tc.name, tc.qual, store.RefCalls).Scan(&got)
+		if err == sql.ErrNoRows {
+			t.Errorf("%s: %s: no reference %s → %s.%s", pass, tc.rule, tc.from, tc.qual, tc.name)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String != tc.want {
+			t.Errorf("%s: %s: %s → %s.%s resolved to %q, want %q", pass, tc.rule, tc.from, tc.qual, tc.name, got.String, tc.want)
+		}
+	}
+}
+
+// pythonScopeFiles is a package whose names app/main.py imports in every
+// way Python has, beside definitions that share those names and that
+// nothing imports.
+var pythonScopeFiles = map[string]string{
+	"pkg/__init__.py": "from .models import Model\n",
+	"pkg/models.py": `class Model:
+    def save(self):
+        self.check()
+
+    def check(self):
+        pass
+
+    @classmethod
+    def make(cls):
+        return cls.check()
+
+
+def helper():
+    pass
+
+
+def loads(s):
+    pass
+`,
+	"pkg/util.py":     "def helper():\n    pass\n\n\ndef fmt():\n    pass\n",
+	"pkg/paths.py":    "def join(*a):\n    pass\n\n\ndef stray():\n    pass\n",
+	"other/shapes.py": "class Model:\n    def check(self):\n        pass\n",
+	"app/main.py": `import json
+import pkg.util
+import pkg.util as u
+from pkg.models import helper as h, Model
+from pkg import Model as M2
+from pkg import util
+from os.path import join
+
+
+def run():
+    json.loads("x")
+    h()
+    u.fmt()
+    pkg.util.fmt()
+    util.helper()
+    M2()
+    Model.check()
+    join("a")
+    stray()
+    local()
+
+
+def local():
+    pass
+`,
+	"app/star.py": "from pkg.paths import *\n\n\ndef go():\n    stray()\n",
+}
+
+// TestPythonImportScope checks that a Python reference resolves to what the
+// file defines or imports, and to nothing a module outside the workspace or
+// no import brings in.
+func TestPythonImportScope(t *testing.T) {
+	checkScoped(t, pythonScopeFiles, "app/main.py", []scopedRef{
+		{"a name defined in the file", "app/main.py#run", "local", "", "app/main.py#local"},
+		{"from m import a as b", "app/main.py#run", "h", "", "pkg/models.py#helper"},
+		{"import m as a; a.f()", "app/main.py#run", "fmt", "u", "pkg/util.py#fmt"},
+		{"import a.b; a.b.f()", "app/main.py#run", "fmt", "pkg.util", "pkg/util.py#fmt"},
+		{"from pkg import submodule", "app/main.py#run", "helper", "util", "pkg/util.py#helper"},
+		{"a name re-exported by __init__.py", "app/main.py#run", "M2", "", "pkg/models.py#Model"},
+		{"an imported class's method", "app/main.py#run", "check", "Model", "pkg/models.py#Model.check"},
+		{"self is the enclosing class", "pkg/models.py#Model.save", "check", "Model", "pkg/models.py#Model.check"},
+		{"cls is the enclosing class", "pkg/models.py#Model.make", "check", "Model", "pkg/models.py#Model.check"},
+		{"a module outside the workspace", "app/main.py#run", "loads", "json", ""},
+		{"a name imported from outside the workspace", "app/main.py#run", "join", "", ""},
+		{"a name nothing imports", "app/main.py#run", "stray", "", ""},
+		{"from m import *", "app/star.py#go", "stray", "", "pkg/paths.py#stray"},
+	})
+}
+
+// tsScopeFiles is a module whose names app/a.ts imports in every way
+// TypeScript and CommonJS have, beside definitions sharing those names.
+var tsScopeFiles = map[string]string{
+	"src/util.ts": `export function helper() {}
+export function other() {}
+export default function main() {}
+export class Box {
+  static open() {}
+}
+`,
+	"src/index.ts": "export { helper } from './util'\n",
+	"src/all.ts":   "export * from './util'\n",
+	"src/dup.ts":   "export function helper() {}\nexport function stray() {}\nexport function readFile() {}\nexport function main() {}\n",
+	"app/a.ts": `import { helper as h, Box } from '../src/util'
+import * as U from '../src/util'
+import main from '../src/util'
+import { readFile } from 'fs'
+import { other } from '../src/util.js'
+import { helper } from '../src'
+import { other as o2 } from '../src/all'
+
+export function run() {
+  h()
+  U.other()
+  main()
+  readFile()
+  stray()
+  Box.open()
+  other()
+  helper()
+  local()
+  o2()
+}
+
+function local() {}
+
+class C {
+  go() { this.stop() }
+  stop() {}
+}
+`,
+	"app/b.js": `const { helper } = require('../src/util')
+const u = require('../src/util')
+function r() {
+  helper()
+  u.other()
+}
+`,
+}
+
+// TestTypeScriptImportScope checks TS and CommonJS references against what
+// each file imports.
+func TestTypeScriptImportScope(t *testing.T) {
+	checkScoped(t, tsScopeFiles, "app/a.ts", []scopedRef{
+		{"a name defined in the file", "app/a.ts#run", "local", "", "app/a.ts#local"},
+		{"import { a as b }", "app/a.ts#run", "h", "", "src/util.ts#helper"},
+		{"import * as ns; ns.f()", "app/a.ts#run", "other", "U", "src/util.ts#other"},
+		{"a default import", "app/a.ts#run", "main", "", "src/util.ts#main"},
+		{"an imported class's method", "app/a.ts#run", "open", "Box", "src/util.ts#Box.open"},
+		{"'./x.js' names x.ts", "app/a.ts#run", "other", "", "src/util.ts#other"},
+		{"a name re-exported by index.ts", "app/a.ts#run", "helper", "", "src/util.ts#helper"},
+		{"a name re-exported with export *", "app/a.ts#run", "o2", "", "src/util.ts#other"},
+		{"this is the enclosing class", "app/a.ts#C.go", "stop", "C", "app/a.ts#C.stop"},
+		{"a name imported from a package", "app/a.ts#run", "readFile", "", ""},
+		{"a name nothing imports", "app/a.ts#run", "stray", "", ""},
+		{"const { a } = require()", "app/b.js#r", "helper", "", "src/util.ts#helper"},
+		{"const m = require(); m.f()", "app/b.js#r", "other", "u", "src/util.ts#other"},
+	})
+}
