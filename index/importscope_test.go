@@ -218,3 +218,55 @@ func TestTypeScriptImportScope(t *testing.T) {
 		{"const m = require(); m.f()", "app/b.js#r", "other", "u", "src/util.ts#other"},
 	})
 }
+
+// javaScopeFiles is a Maven-style tree whose class app.Main imports classes
+// of another package in every way Java has, beside classes sharing their
+// names that nothing imports.
+var javaScopeFiles = map[string]string{
+	"src/main/java/lib/Thing.java":   "package lib;\n\npublic class Thing {\n  public static Thing make() { return new Thing(); }\n}\n",
+	"src/main/java/lib/Util.java":    "package lib;\n\npublic class Util {\n  public static void helper() {}\n}\n",
+	"src/main/java/lib/Extra.java":   "package lib;\n\npublic class Extra {}\n",
+	"src/main/java/other/Thing.java": "package other;\n\npublic class Thing {\n  public static Thing make() { return null; }\n}\n",
+	"src/main/java/other/List.java":  "package other;\n\npublic class List {}\n",
+	"src/main/java/app/Peer.java":    "package app;\n\npublic class Peer {\n  public static void ping() {}\n}\n",
+	"src/main/java/app/Main.java": `package app;
+
+import java.util.List;
+import lib.Thing;
+import lib.*;
+import static lib.Util.helper;
+
+public class Main {
+  void run() {
+    go();
+    this.go();
+    Thing.make();
+    new Thing();
+    helper();
+    new Extra();
+    new Peer();
+    Peer.ping();
+    new List();
+  }
+
+  void go() {}
+}
+`,
+}
+
+// TestJavaImportScope checks Java references against the file's imports
+// and package.
+func TestJavaImportScope(t *testing.T) {
+	main := "src/main/java/app/Main.java"
+	checkScoped(t, javaScopeFiles, main, []scopedRef{
+		{"a method of the class, bare", main + "#app.Main.run", "go", "", main + "#app.Main.go"},
+		{"this is the enclosing class", main + "#app.Main.run", "go", "Main", main + "#app.Main.go"},
+		{"import a.b.C; C.m()", main + "#app.Main.run", "make", "Thing", "src/main/java/lib/Thing.java#lib.Thing.make"},
+		{"import a.b.C; new C()", main + "#app.Main.run", "Thing", "", "src/main/java/lib/Thing.java#lib.Thing"},
+		{"import static a.b.C.m", main + "#app.Main.run", "helper", "", "src/main/java/lib/Util.java#lib.Util.helper"},
+		{"import a.b.*", main + "#app.Main.run", "Extra", "", "src/main/java/lib/Extra.java#lib.Extra"},
+		{"a class of the same package", main + "#app.Main.run", "Peer", "", "src/main/java/app/Peer.java#app.Peer"},
+		{"a static method of the same package", main + "#app.Main.run", "ping", "Peer", "src/main/java/app/Peer.java#app.Peer.ping"},
+		{"a class imported from outside the workspace", main + "#app.Main.run", "List", "", ""},
+	})
+}

@@ -38,6 +38,9 @@ type resolver struct {
 	// file of the run had (scopeOf); loadErr is its first error.
 	load    func(fileID int64) ([]store.Ref, error)
 	loadErr error
+	// javaDirs caches the directory of each Java package a wildcard
+	// import names.
+	javaDirs map[string]string
 }
 
 // def is a definition as the resolver keeps it; its name is its key in
@@ -332,8 +335,10 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 		}
 		return fs.tail(spec, from)
 	case "java":
+		// The whole package path: java.util.List is not a workspace's
+		// util/List.java.
 		if !strings.HasSuffix(spec, "*") {
-			return fs.dropLeading(strings.ReplaceAll(spec, ".", "/")+".java", from)
+			return fs.tail(strings.ReplaceAll(spec, ".", "/")+".java", from)
 		}
 	case "php":
 		return fs.dropLeading(strings.ReplaceAll(strings.TrimPrefix(spec, `\`), `\`, "/")+".php", from)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/ctxls/ctxls/store"
@@ -11,10 +12,11 @@ import (
 // importScoped reports whether a language's references resolve by what each
 // file defines and imports (decision 0111) rather than by the preference
 // order of resolve: in Python and JavaScript/TypeScript a name reaches
-// another module only through an import.
+// another module only through an import, in Java another package's class
+// too.
 func importScoped(lang string) bool {
 	switch lang {
-	case "python", "javascript", "typescript", "tsx":
+	case "python", "javascript", "typescript", "tsx", "java":
 		return true
 	}
 	return false
@@ -28,6 +30,8 @@ func importScoped(lang string) bool {
 type binding struct {
 	file string
 	name string
+	// parent is the class of a Java static import's member.
+	parent string
 }
 
 // addImportScope records, for an import-scoped language, the bindings of
@@ -40,6 +44,8 @@ func (r *resolver) addImportScope(sc *fileScope, ref *store.Ref) {
 	}
 	local, name := symbols.SplitImportQualifier(ref.Qualifier)
 	switch {
+	case sc.lang == "java":
+		r.addJavaImport(sc, ref.Name, name, target)
 	case name == symbols.ImportAll:
 		if target != "" {
 			sc.stars = append(sc.stars, target)
@@ -73,6 +79,53 @@ func (r *resolver) addImportScope(sc *fileScope, ref *store.Ref) {
 	}
 }
 
+// addJavaImport binds what a Java import brings in: `import a.b.C` the
+// class C (of a/b/C.java, nothing when that is not in the workspace),
+// `import static a.b.C.m` C's member m, `import a.b.*` every class of the
+// package's directory.
+func (r *resolver) addJavaImport(sc *fileScope, spec, name, target string) {
+	last := spec[strings.LastIndexByte(spec, '.')+1:]
+	switch name {
+	case "":
+		sc.bound[last] = binding{file: target, name: last}
+	case symbols.ImportAll:
+		dir := r.javaPackageDir(spec)
+		if dir == "" {
+			return
+		}
+		ps, _ := r.files.dirs(dir)
+		for _, p := range ps {
+			if strings.HasSuffix(p, ".java") {
+				sc.stars = append(sc.stars, p)
+			}
+		}
+	default:
+		sc.bound[name] = binding{file: target, name: name, parent: last}
+	}
+}
+
+// javaPackageDir returns the directory of the workspace that holds a Java
+// package ("a.b" → "src/main/java/a/b"), "" when none does; the closest to
+// the root when several do.
+func (r *resolver) javaPackageDir(pkg string) string {
+	if dir, ok := r.javaDirs[pkg]; ok {
+		return dir
+	}
+	if r.javaDirs == nil {
+		r.javaDirs = map[string]string{}
+	}
+	suffix := strings.ReplaceAll(pkg, ".", "/")
+	best := ""
+	for p := range r.files.paths {
+		d := path.Dir(p)
+		if strings.HasSuffix(p, ".java") && (d == suffix || strings.HasSuffix(d, "/"+suffix)) && (best == "" || len(d) < len(best) || len(d) == len(best) && d < best) {
+			best = d
+		}
+	}
+	r.javaDirs[pkg] = best
+	return best
+}
+
 // pyJoin names a module's member module: "pkg" + "mod" → "pkg.mod", "." +
 // "mod" → ".mod".
 func pyJoin(mod, name string) string {
@@ -92,8 +145,10 @@ func pyJoin(mod, name string) string {
 // the enclosing class); on an operand of unknown type it stays unresolved.
 func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok kindSet) int64 {
 	q := ref.Qualifier
+	java := sc.lang == "java"
 	if q == "" {
-		if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID && d.kind != kindMethod }); len(t) > 0 {
+		// A Java method calls its class's methods by their bare name.
+		if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID && (d.kind != kindMethod || java) }); len(t) > 0 {
 			return pick(t, true)
 		}
 		if b, imported := sc.bound[ref.Name]; imported {
@@ -106,6 +161,9 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 			if id := r.member(binding{file: f, name: ref.Name}, ok, ref.SrcID); id != 0 {
 				return id
 			}
+		}
+		if java { // a class of the same package
+			return pick(r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir && d.parent == "" }), true)
 		}
 		return 0
 	}
@@ -129,6 +187,9 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 	if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID && d.parent == q }); len(t) > 0 {
 		return pick(t, false)
 	}
+	if java { // a static member of a class of the same package
+		return pick(r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir && d.parent == q }), false)
+	}
 	// Anything else is an operand whose type the file does not state: a
 	// method of that name in reach was most often another type's (a dict's
 	// get bound to the one get a workspace class defines), so none is
@@ -149,18 +210,17 @@ func (r *resolver) member(b binding, ok kindSet, self int64) int64 {
 		if b.file == "" || b.name == "" {
 			return 0
 		}
-		all := r.defs[b.name]
-		found := false
-		for i := range all {
-			if d := &all[i]; d.file.path == b.file && ok.has(d.kind) && d.kind != kindMethod && d.id != self {
-				found = true
-				break
-			}
+		// A module's top-level definition, or a Java static import's
+		// member of its class.
+		in := func(d *def) bool {
+			return d.file.path == b.file && ok.has(d.kind) && d.id != self &&
+				(b.parent == "" && d.kind != kindMethod || b.parent != "" && d.parent == b.parent)
 		}
-		if found {
-			return pick(r.filter(r.ptrs(all), func(d *def) bool {
-				return d.file.path == b.file && ok.has(d.kind) && d.kind != kindMethod && d.id != self
-			}), true)
+		if t := r.filter(r.ptrs(r.defs[b.name]), in); len(t) > 0 {
+			return pick(t, true)
+		}
+		if b.parent != "" {
+			return 0
 		}
 		sc := r.scopeOf(b.file)
 		if sc == nil {

@@ -83,6 +83,7 @@ const (
 	capPath      = "path"
 	capAlias     = "alias"
 	capDefault   = "default" // the local name of a default import (JS/TS)
+	capStatic    = "static"  // a Java static import
 	capImport    = "import"
 	capPackage   = "package"
 	capDoc       = "doc"
@@ -164,7 +165,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 		var main *sitter.Node
 		var mainName string
-		var name, qual, recv, ipath, alias, deflt, doc, typ *sitter.Node
+		var name, qual, recv, ipath, alias, deflt, static, doc, typ *sitter.Node
 		for _, c := range m.Captures {
 			cn := e.captures[c.Index]
 			node := c.Node
@@ -183,6 +184,8 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				alias = node
 			case cn == capDefault:
 				deflt = node
+			case cn == capStatic:
+				static = node
 			case cn == capDoc:
 				doc = node
 			case cn == capType:
@@ -208,6 +211,17 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			if p != "" {
 				im := Import{Path: p, Alias: strings.TrimSpace(e.text(alias)), Line: int(main.StartPoint().Row) + 1}
 				switch {
+				case static != nil:
+					// `import static a.B.m`: the name m of class a.B; the
+					// statement's plain match came first.
+					i := strings.LastIndexByte(im.Path, '.')
+					if i < 0 {
+						continue
+					}
+					im.Path, im.Name = im.Path[:i], im.Path[i+1:]
+					if n := len(e.f.Imports); n > 0 && e.f.Imports[n-1].Line == im.Line && e.f.Imports[n-1].Name == "" {
+						e.f.Imports = e.f.Imports[:n-1]
+					}
 				case deflt != nil:
 					im.Alias, im.Name = strings.TrimSpace(e.text(deflt)), "default"
 				case name != nil:
