@@ -125,7 +125,12 @@ def run():
 def local():
     pass
 `,
-	"app/star.py": "from pkg.paths import *\n\n\ndef go():\n    stray()\n",
+	"app/star.py": "from pkg.paths import *\nfrom pkg.c1 import *\n\n\ndef go():\n    stray()\n    nowhere()\n",
+	// Two modules that import each other with *: a name neither defines
+	// is looked for a bounded number of times.
+	"pkg/c1.py": "from .c2 import *\n",
+	"pkg/c2.py": "from .c1 import *\n\n\ndef nowhere2():\n    pass\n",
+	"pkg/c3.py": "def nowhere():\n    pass\n",
 }
 
 // TestPythonImportScope checks that a Python reference resolves to what the
@@ -146,6 +151,7 @@ func TestPythonImportScope(t *testing.T) {
 		{"a name imported from outside the workspace", "app/main.py#run", "join", "", ""},
 		{"a name nothing imports", "app/main.py#run", "stray", "", ""},
 		{"from m import *", "app/star.py#go", "stray", "", "pkg/paths.py#stray"},
+		{"modules importing each other with *", "app/star.py#go", "nowhere", "", ""},
 	})
 }
 
@@ -268,5 +274,76 @@ func TestJavaImportScope(t *testing.T) {
 		{"a class of the same package", main + "#app.Main.run", "Peer", "", "src/main/java/app/Peer.java#app.Peer"},
 		{"a static method of the same package", main + "#app.Main.run", "ping", "Peer", "src/main/java/app/Peer.java#app.Peer.ping"},
 		{"a class imported from outside the workspace", main + "#app.Main.run", "List", "", ""},
+	})
+}
+
+// rustScopeFiles is a workspace of two crates whose app crate uses the
+// other's and its own modules' items in every way Rust has, beside items
+// sharing their names that nothing uses.
+var rustScopeFiles = map[string]string{
+	"Cargo.toml": "[package]\nname = \"app\"\n",
+	"src/lib.rs": "mod parse;\nmod util;\n\npub fn top() {}\n",
+	"src/util.rs": `pub fn helper() {}
+pub fn other() {}
+pub struct Thing;
+`,
+	"src/util/deep.rs": "pub fn deeper() {}\n",
+	"src/thing_impl.rs": `use crate::util::Thing;
+
+impl Thing {
+    pub fn make() -> Thing { Thing }
+}
+`,
+	"src/stray.rs":     "pub fn stray() {}\npub fn insert() {}\n",
+	"lexer/src/lib.rs": "mod tok;\npub use tok::Token;\n\npub fn lex() {}\n",
+	"lexer/src/tok.rs": "pub struct Token;\n\nimpl Token {\n    pub fn new() -> Token { Token }\n}\n",
+	"src/parse.rs": `use crate::util::{helper, other as o};
+use crate::util;
+use std::collections::HashMap;
+use super::util::*;
+use lexer::lex;
+use lexer::Token;
+
+pub struct Parser;
+
+impl Parser {
+    pub fn run(&self) {
+        helper();
+        o();
+        util::other();
+        crate::util::deep::deeper();
+        self.step();
+        Self::step2();
+        HashMap::new();
+        lex();
+        stray();
+        util::Thing::make();
+        super::top();
+        Token::new();
+    }
+    fn step(&self) {}
+    fn step2() {}
+}
+`,
+}
+
+// TestRustImportScope checks Rust references against the file's `use`
+// declarations and module paths.
+func TestRustImportScope(t *testing.T) {
+	parse := "src/parse.rs"
+	run := parse + "#Parser.run"
+	checkScoped(t, rustScopeFiles, parse, []scopedRef{
+		{"use a::{f}", run, "helper", "", "src/util.rs#helper"},
+		{"use a::{f as g}", run, "o", "", "src/util.rs#other"},
+		{"use crate::module; module::f()", run, "other", "util", "src/util.rs#other"},
+		{"crate::a::b::f()", run, "deeper", "crate.util.deep", "src/util/deep.rs#deeper"},
+		{"self is the impl's type", run, "step", "Parser", parse + "#Parser.step"},
+		{"Self is the impl's type", run, "step2", "Parser", parse + "#Parser.step2"},
+		{"another crate of the workspace", run, "lex", "", "lexer/src/lib.rs#lex"},
+		{"a type's method implemented in another file", run, "make", "util.Thing", "src/thing_impl.rs#Thing.make"},
+		{"super::f()", run, "top", "super", "src/lib.rs#top"},
+		{"a type re-exported by its crate", run, "new", "Token", "lexer/src/tok.rs#Token.new"},
+		{"a crate outside the workspace", run, "new", "HashMap", ""},
+		{"a name nothing brings into scope", run, "stray", "", ""},
 	})
 }

@@ -725,6 +725,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 	}
 	files := newFileSet(paths)
 	files.module = goModule(opts.Root)
+	files.rootCrate = cargoPackage(opts.Root)
 	res := newResolver(files)
 	// A file this run did not parse has its scope read from the store when
 	// a name imported from it is followed (decision 0111).

@@ -34,6 +34,7 @@ type resolver struct {
 	// cands and tier are resolve's scratch buffers: a resolver is used by
 	// one goroutine.
 	cands, tier []*def
+	members     []*def // member's buffer
 	// load reads a file's stored references, for the scope of a file no
 	// file of the run had (scopeOf); loadErr is its first error.
 	load    func(fileID int64) ([]store.Ref, error)
@@ -121,7 +122,10 @@ type fileSet struct {
 	paths map[string]int64 // path → file id
 	// module is the module path of the workspace root's go.mod, "" without
 	// one: it decides which Go import paths name workspace packages.
-	module    string
+	module string
+	// rootCrate is the package name of the root's Cargo.toml, "" without
+	// one: `use NAME::…` in its tests names the workspace's own crate.
+	rootCrate string
 	baseIndex map[string][]string // base name → paths; see byBase
 	dirIndex  map[string][]string // dir → paths, sorted; see dirs
 }
@@ -340,6 +344,8 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 		if !strings.HasSuffix(spec, "*") {
 			return fs.tail(strings.ReplaceAll(spec, ".", "/")+".java", from)
 		}
+	case "rust":
+		return fs.rustModule(from, strings.Split(spec, "::"))
 	case "php":
 		return fs.dropLeading(strings.ReplaceAll(strings.TrimPrefix(spec, `\`), `\`, "/")+".php", from)
 	case "ruby":

@@ -13,10 +13,10 @@ import (
 // file defines and imports (decision 0111) rather than by the preference
 // order of resolve: in Python and JavaScript/TypeScript a name reaches
 // another module only through an import, in Java another package's class
-// too.
+// too, in Rust another module's item through `use` or a path.
 func importScoped(lang string) bool {
 	switch lang {
-	case "python", "javascript", "typescript", "tsx", "java":
+	case "python", "javascript", "typescript", "tsx", "java", "rust":
 		return true
 	}
 	return false
@@ -54,8 +54,13 @@ func (r *resolver) addImportScope(sc *fileScope, ref *store.Ref) {
 		b := binding{file: target, name: name}
 		// `from pkg import mod` imports a module when pkg has one of the
 		// name, else a name pkg defines.
-		if sc.lang == "python" {
+		switch sc.lang {
+		case "python":
 			if sub := r.files.resolveImport("python", sc.path, pyJoin(ref.Name, name)); sub != "" {
+				b = binding{file: sub}
+			}
+		case "rust": // `use crate::a::b` imports module b or item b of a
+			if sub := r.files.resolveImport("rust", sc.path, ref.Name+"::"+name); sub != "" {
 				b = binding{file: sub}
 			}
 		}
@@ -77,6 +82,78 @@ func (r *resolver) addImportScope(sc *fileScope, ref *store.Ref) {
 		}
 		sc.reach[target] = true
 	}
+}
+
+// resolveRustPath binds a Rust path call, a::b::f() or T::f() (the
+// qualifier "a.b" or "T", first element head): a function of the module the
+// path names, from the crate root, self, super, a module the file uses, a
+// child module or another crate of the workspace; else a method of the type
+// the path names, which Rust lets any file of its crate implement: of the
+// type's own file, else of the one file of the crate that implements a
+// method of that name for a type so named.
+func (r *resolver) resolveRustPath(ref *store.Ref, sc *fileScope, cands []*def, ok kindSet, head, rest string) int64 {
+	segs := strings.Split(ref.Qualifier, ".")
+	from := sc.path
+	if b, imported := sc.bound[head]; imported {
+		if b.name != "" { // a type the file uses
+			if rest != "" {
+				return 0
+			}
+			// Where it is declared: a crate's lib.rs often re-exports
+			// its modules' types (`pub use builder::Command`).
+			if d := r.defByID(b.name, r.memberAt(b, typeLike, ref.SrcID, 0)); d != nil {
+				b.file = d.file.path
+			}
+			return r.rustMethod(cands, b.file, b.name)
+		}
+		from, segs = b.file, append([]string{"self"}, segs[1:]...)
+	}
+	if f := r.files.rustModule(from, segs); f != "" {
+		return r.member(binding{file: f, name: ref.Name}, ok, ref.SrcID)
+	}
+	if rest != "" {
+		// a::T::f(): a method of type T of module a.
+		if f := r.files.rustModule(from, segs[:len(segs)-1]); f != "" {
+			return r.rustMethod(cands, f, segs[len(segs)-1])
+		}
+		return 0
+	}
+	// A type of this file's module (or a child of it).
+	return r.rustMethod(cands, sc.path, head)
+}
+
+// defByID returns the definition of a name with an id, nil when there is
+// none.
+func (r *resolver) defByID(name string, id int64) *def {
+	ds := r.defs[name]
+	for i := range ds {
+		if ds[i].id == id {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// rustMethod returns typ's method among cands: in file, else in the one
+// file of file's crate that has one.
+func (r *resolver) rustMethod(cands []*def, file, typ string) int64 {
+	if t := r.filter(cands, func(d *def) bool { return d.file.path == file && d.parent == typ }); len(t) > 0 {
+		return pick(t, false)
+	}
+	root := r.files.crateRoot(file)
+	if root == "" {
+		return 0
+	}
+	t := r.filter(cands, func(d *def) bool { return d.parent == typ && strings.HasPrefix(d.file.path, root+"/") })
+	if len(t) == 0 {
+		return 0
+	}
+	for _, d := range t[1:] {
+		if d.file != t[0].file {
+			return 0
+		}
+	}
+	return pick(t, false)
 }
 
 // addJavaImport binds what a Java import brings in: `import a.b.C` the
@@ -167,6 +244,16 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 		}
 		return 0
 	}
+	head, rest, _ := strings.Cut(q, ".")
+	if sc.lang == "rust" {
+		if b, imported := sc.bound[head]; imported && b.file == "" {
+			return 0 // an item of a crate outside the workspace
+		}
+		if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID && d.parent == q }); len(t) > 0 {
+			return pick(t, false)
+		}
+		return r.resolveRustPath(ref, sc, cands, ok, head, rest)
+	}
 	if b, imported := sc.bound[q]; imported {
 		if b.file == "" {
 			return 0
@@ -177,10 +264,13 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 		if b.name == "default" {
 			b.name = q
 		}
-		// An imported class: one of its methods.
+		// An imported class: one of its methods, in the file that
+		// declares it (a package may re-export it).
+		if d := r.defByID(b.name, r.memberAt(b, typeLike, ref.SrcID, 0)); d != nil {
+			b.file = d.file.path
+		}
 		return pick(r.filter(cands, func(d *def) bool { return d.file.path == b.file && d.parent == b.name }), false)
 	}
-	head, _, _ := strings.Cut(q, ".")
 	if b, imported := sc.bound[head]; imported && b.file == "" {
 		return 0 // a member of something outside the workspace
 	}
@@ -206,50 +296,54 @@ const maxReexports = 4
 // __init__.py or index.ts re-exporting its modules' names, `export { f }
 // from "./m"`) is followed to the module it comes from.
 func (r *resolver) member(b binding, ok kindSet, self int64) int64 {
-	for range maxReexports {
-		if b.file == "" || b.name == "" {
-			return 0
-		}
-		// A module's top-level definition, or a Java static import's
-		// member of its class.
-		in := func(d *def) bool {
-			return d.file.path == b.file && ok.has(d.kind) && d.id != self &&
-				(b.parent == "" && d.kind != kindMethod || b.parent != "" && d.parent == b.parent)
-		}
-		if t := r.filter(r.ptrs(r.defs[b.name]), in); len(t) > 0 {
-			return pick(t, true)
-		}
-		if b.parent != "" {
-			return 0
-		}
-		sc := r.scopeOf(b.file)
-		if sc == nil {
-			return 0
-		}
-		next, imported := sc.bound[b.name]
-		if !imported {
-			for _, f := range sc.stars {
-				if id := r.member(binding{file: f, name: b.name}, ok, self); id != 0 {
-					return id
-				}
-			}
-			return 0
-		}
+	return r.memberAt(b, ok, self, 0)
+}
+
+// memberAt is member after depth modules followed: a chain longer than
+// maxReexports, or a cycle (two modules importing each other with `*`),
+// ends unresolved.
+func (r *resolver) memberAt(b binding, ok kindSet, self int64, depth int) int64 {
+	if b.file == "" || b.name == "" || depth > maxReexports {
+		return 0
+	}
+	// A module's top-level definition, or a Java static import's member
+	// of its class.
+	in := func(d *def) bool {
+		return d.file.path == b.file && ok.has(d.kind) && d.id != self &&
+			(b.parent == "" && d.kind != kindMethod || b.parent != "" && d.parent == b.parent)
+	}
+	if t := r.filter(r.ptrs(r.defs[b.name]), in); len(t) > 0 {
+		return pick(t, true)
+	}
+	if b.parent != "" {
+		return 0
+	}
+	sc := r.scopeOf(b.file)
+	if sc == nil {
+		return 0
+	}
+	if next, imported := sc.bound[b.name]; imported {
 		if next.name == "default" {
 			next.name = b.name
 		}
-		b = next
+		return r.memberAt(next, ok, self, depth+1)
+	}
+	for _, f := range sc.stars {
+		if id := r.memberAt(binding{file: f, name: b.name}, ok, self, depth+1); id != 0 {
+			return id
+		}
 	}
 	return 0
 }
 
-// ptrs returns pointers to ds in the resolver's candidate buffer.
+// ptrs returns pointers to ds in a buffer of its own, which the next call
+// reuses: resolve's candidates (r.cands) are still in use.
 func (r *resolver) ptrs(ds []def) []*def {
-	out := r.cands[:0]
+	out := r.members[:0]
 	for i := range ds {
 		out = append(out, &ds[i])
 	}
-	r.cands = out
+	r.members = out
 	return out
 }
 

@@ -434,6 +434,10 @@ func (e *extraction) selfQualifier(ents []Entity, from int, q string) string {
 		if isType(ents[i].Kind) && ents[i].Kind != KindModule {
 			return ents[i].Name
 		}
+		// A Rust method of an impl for a type declared in another file.
+		if r := e.defs[i].receiver; r != "" {
+			return r
+		}
 	}
 	return q
 }

@@ -18,6 +18,9 @@ the oracle's line (or is an overload of the entity that does). The calls
 the oracle resolves are those whose definition is a function, method or
 class in the workspace, or another declaration ctxls has as an entity.
 
+For Rust and Java (--lang rust|java) no oracle runs offline: only the
+references and the share resolved are printed.
+
 Printed: references, the share ctxls resolved, precision (right / resolved,
 and over the edges the oracle could check), recall (right / calls the oracle
 resolves to a function, method or class in the workspace), and with --show N
@@ -36,6 +39,9 @@ import sys
 LANGS = {
     "python": (".py",),
     "ts": (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
+    # No oracle runs offline for these: only the share resolved is printed.
+    "rust": (".rs",),
+    "java": (".java",),
 }
 
 
@@ -163,6 +169,11 @@ def main():
     refs = place(root, refs)
     if a.sample:
         refs = sorted(random.Random(a.seed).sample(refs, min(a.sample, len(refs))), key=lambda r: (r["path"], r["line"], r["rowid"]))
+    if a.lang in ("rust", "java"):
+        n, resolved = len(refs), sum(1 for r in refs if r["dst"] is not None)
+        print("references\t%d" % n)
+        print("resolved\t%d\t%.1f %%" % (resolved, 100.0 * resolved / max(n, 1)))
+        return
     if a.lang == "python":
         jedi_oracle(root, refs, a.venv)
     else:
