@@ -141,10 +141,16 @@ func TestFixtures(t *testing.T) {
 			}
 			// One module per statement: the names a statement imports
 			// are checked by TestImportedNames.
+			whole := map[int]bool{}
+			for _, im := range f.Imports {
+				if im.Name == "" {
+					whole[im.Line] = true
+				}
+			}
 			var imps []string
 			prev := Import{}
 			for _, im := range f.Imports {
-				if im.Path != prev.Path || im.Line != prev.Line {
+				if (im.Name == "" || !whole[im.Line]) && (im.Path != prev.Path || im.Line != prev.Line) {
 					imps = append(imps, im.Path)
 				}
 				prev = im
