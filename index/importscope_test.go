@@ -97,10 +97,13 @@ def helper():
 def loads(s):
     pass
 `,
-	"pkg/util.py":     "def helper():\n    pass\n\n\ndef fmt():\n    pass\n",
-	"pkg/paths.py":    "def join(*a):\n    pass\n\n\ndef stray():\n    pass\n",
-	"other/shapes.py": "class Model:\n    def check(self):\n        pass\n",
+	"pkg/util.py":         "def helper():\n    pass\n\n\ndef fmt():\n    pass\n",
+	"pkg/paths.py":        "def join(*a):\n    pass\n\n\ndef stray():\n    pass\n",
+	"pkg/sub/__init__.py": "",
+	"pkg/sub/deep.py":     "def deeper():\n    pass\n",
+	"other/shapes.py":     "class Model:\n    def check(self):\n        pass\n",
 	"app/main.py": `import json
+import pkg
 import pkg.util
 import pkg.util as u
 from pkg.models import helper as h, Model
@@ -114,6 +117,7 @@ def run():
     h()
     u.fmt()
     pkg.util.fmt()
+    pkg.sub.deep.deeper()
     util.helper()
     M2()
     Model.check()
@@ -142,6 +146,7 @@ func TestPythonImportScope(t *testing.T) {
 		{"from m import a as b", "app/main.py#run", "h", "", "pkg/models.py#helper"},
 		{"import m as a; a.f()", "app/main.py#run", "fmt", "u", "pkg/util.py#fmt"},
 		{"import a.b; a.b.f()", "app/main.py#run", "fmt", "pkg.util", "pkg/util.py#fmt"},
+		{"import pkg; pkg.sub.mod.f()", "app/main.py#run", "deeper", "pkg.sub.deep", "pkg/sub/deep.py#deeper"},
 		{"from pkg import submodule", "app/main.py#run", "helper", "util", "pkg/util.py#helper"},
 		{"a name re-exported by __init__.py", "app/main.py#run", "M2", "", "pkg/models.py#Model"},
 		{"an imported class's method", "app/main.py#run", "check", "Model", "pkg/models.py#Model.check"},

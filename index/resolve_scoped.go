@@ -203,6 +203,27 @@ func (r *resolver) javaPackageDir(pkg string) string {
 	return best
 }
 
+// pySubmodule returns the file of the module rest ("sub.mod") names inside
+// the package whose __init__.py is pkg, "" when there is none.
+func (fs *fileSet) pySubmodule(pkg, rest string) string {
+	file := pkg
+	for _, name := range strings.Split(rest, ".") {
+		if path.Base(file) != "__init__.py" {
+			return ""
+		}
+		dir := path.Dir(file)
+		switch {
+		case fs.paths[dir+"/"+name+".py"] != 0:
+			file = dir + "/" + name + ".py"
+		case fs.paths[dir+"/"+name+"/__init__.py"] != 0:
+			file = dir + "/" + name + "/__init__.py"
+		default:
+			return ""
+		}
+	}
+	return file
+}
+
 // pyJoin names a module's member module: "pkg" + "mod" → "pkg.mod", "." +
 // "mod" → ".mod".
 func pyJoin(mod, name string) string {
@@ -273,6 +294,11 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 	}
 	if b, imported := sc.bound[head]; imported && b.file == "" {
 		return 0 // a member of something outside the workspace
+	} else if imported && b.name == "" && sc.lang == "python" {
+		// pkg.sub.f() after `import pkg`: a function of the submodule.
+		if f := r.files.pySubmodule(b.file, rest); f != "" {
+			return r.member(binding{file: f, name: ref.Name}, ok, ref.SrcID)
+		}
 	}
 	if t := r.filter(cands, func(d *def) bool { return d.file.id == ref.FileID && d.parent == q }); len(t) > 0 {
 		return pick(t, false)
