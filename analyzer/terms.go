@@ -26,8 +26,10 @@ import (
 // them; 8: Go references resolve by package scope, selectors on typed locals
 // by their type, and functions used as values are references; 9: Go
 // selectors are typed by fields and declared results, and one on an operand
-// of unknown type is not bound to a guessed method).
-const Version = "9"
+// of unknown type is not bound to a guessed method; 10: Python and JS/TS
+// imports record the names they import, and those languages' references
+// resolve by what each file imports, decision 0111).
+const Version = "10"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -107,7 +107,7 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 		if im.Path == "" {
 			continue
 		}
-		fd.Refs = append(fd.Refs, store.Ref{SrcID: fileID, FileID: fileID, Kind: store.RefImports, Name: im.Path, Qualifier: im.Alias, Line: im.Line})
+		fd.Refs = append(fd.Refs, store.Ref{SrcID: fileID, FileID: fileID, Kind: store.RefImports, Name: im.Path, Qualifier: im.ImportQualifier(), Line: im.Line})
 	}
 
 	// Full-text documents. Every byte of the file is owned by exactly one
@@ -116,9 +116,7 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 	own := ownText(src, sf.Entities)
 	fd.Docs = fd.Docs[:0]
 	var imports []string
-	for _, im := range sf.Imports {
-		imports = append(imports, im.Path)
-	}
+	imports = importTerms(imports, sf.Imports)
 	fd.Docs = append(fd.Docs, store.Doc{
 		ID:        fileID,
 		Name:      b.terms(strings.TrimSuffix(base, path.Ext(base))),
@@ -264,4 +262,25 @@ func ownText(src []byte, ents []symbols.Entity) [][][]byte {
 		stack = stack[:len(stack)-1]
 	}
 	return own
+}
+
+// importTerms appends the text of a file's import statements, once each,
+// for its document: a statement that imports several names is one Import
+// per name, and where the statement as a whole is an Import too (`use
+// a::{b, c}`), that one stands for it.
+func importTerms(out []string, imports []symbols.Import) []string {
+	whole := map[int]bool{}
+	for _, im := range imports {
+		if im.Name == "" {
+			whole[im.Line] = true
+		}
+	}
+	prev := symbols.Import{}
+	for _, im := range imports {
+		if (im.Name == "" || !whole[im.Line]) && (im.Path != prev.Path || im.Line != prev.Line) {
+			out = append(out, im.Path)
+		}
+		prev = im
+	}
+	return out
 }

@@ -463,6 +463,10 @@ type result struct {
 	resolved []bool
 	// entities counts fd.Entities, which are let go once written.
 	entities int
+	// imports keeps a spilled file's import references when its language
+	// resolves through other files' imports (importScoped): every file's
+	// scope must be known before the first is resolved.
+	imports []store.Ref
 }
 
 // refKey is everything about a reference that resolution reads besides the
@@ -665,6 +669,9 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		r.entities = len(r.fd.Entities)
 		r.fd.Docs, r.fd.Entities, r.fd.Whole = nil, nil, store.Doc{}
 		if spill != nil {
+			if importScoped(r.cand.lang) {
+				r.imports = importRefs(r.fd.Refs)
+			}
 			if err := spill.put(r.fd.Refs); err != nil {
 				return err
 			}
@@ -718,13 +725,21 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 	}
 	files := newFileSet(paths)
 	files.module = goModule(opts.Root)
+	files.rootCrate = cargoPackage(opts.Root)
 	res := newResolver(files)
-	// Spilled references get their file's scope as they are read back.
-	if spill == nil {
-		for _, r := range done {
-			if !r.same {
-				res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
-			}
+	// A file this run did not parse has its scope read from the store when
+	// a name imported from it is followed (decision 0111).
+	res.load = func(id int64) ([]store.Ref, error) { return w.Refs(ctx, []int64{id}, nil) }
+	// Spilled references get their file's scope as they are read back; the
+	// scopes that other files' imports are followed through are known now.
+	for _, r := range done {
+		switch {
+		case r.same:
+		case spill == nil:
+			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.fd.Refs)
+		case r.imports != nil:
+			res.addScope(r.fd.File.ID, r.cand.rel, r.cand.lang, r.imports)
+			r.imports = nil
 		}
 	}
 
@@ -748,6 +763,10 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 				if ref.Kind != store.RefImports && (r.resolved == nil || !r.resolved[i]) {
 					names[ref.Name] = true
 				}
+				// An alias resolves to the name it imports (decision 0111).
+				if _, name := symbols.SplitImportQualifier(ref.Qualifier); ref.Kind == store.RefImports && name != "" {
+					names[name] = true
+				}
 			}
 		}
 		err = w.EachDefinition(ctx, keys(names), addDef(res))
@@ -766,6 +785,9 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		if err := reresolve(ctx, w, st, res, keys(affected), done); err != nil {
 			return err
 		}
+	}
+	if res.loadErr != nil {
+		return res.loadErr
 	}
 	inBatch = 0
 	var refs []store.Ref // spilled references, read back file by file

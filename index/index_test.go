@@ -364,7 +364,7 @@ func goroot(tb testing.TB) string {
 func TestResolutionStaysWithinLanguageFamily(t *testing.T) {
 	root := testWorkspace(t, map[string]string{
 		"tools/pick.go": "package tools\n\ntype set struct{}\n\n// keep filters.\nfunc (s *set) keep(x int) bool { return x > 0 }\n",
-		"web/app.js":    "function run(xs) {\n  helper();\n  return xs.keep(1);\n}\n",
+		"web/app.js":    "import { helper } from '../lib/util';\nfunction run(xs) {\n  helper();\n  return xs.keep(1);\n}\n",
 		"lib/util.ts":   "export function helper(): number {\n  return 1;\n}\n",
 	})
 	_, st := run(t, root, config.Default())

@@ -34,6 +34,14 @@ type resolver struct {
 	// cands and tier are resolve's scratch buffers: a resolver is used by
 	// one goroutine.
 	cands, tier []*def
+	members     []*def // member's buffer
+	// load reads a file's stored references, for the scope of a file no
+	// file of the run had (scopeOf); loadErr is its first error.
+	load    func(fileID int64) ([]store.Ref, error)
+	loadErr error
+	// javaDirs caches the directory of each Java package a wildcard
+	// import names.
+	javaDirs map[string]string
 }
 
 // def is a definition as the resolver keeps it; its name is its key in
@@ -98,6 +106,12 @@ type fileScope struct {
 	aliases map[string]string // import alias → directory of the imported code
 	dirs    map[string]bool   // directories of everything imported
 	dot     map[string]bool   // directories of Go dot imports
+	// bound, stars and reach are the scope of an import-scoped language
+	// (importScoped): local name → what an import bound to it, the files
+	// imported with `*`, and every imported file.
+	bound map[string]binding
+	stars []string
+	reach map[string]bool
 }
 
 // fileSet answers path questions for import resolution. Its indexes by base
@@ -108,7 +122,10 @@ type fileSet struct {
 	paths map[string]int64 // path → file id
 	// module is the module path of the workspace root's go.mod, "" without
 	// one: it decides which Go import paths name workspace packages.
-	module    string
+	module string
+	// rootCrate is the package name of the root's Cargo.toml, "" without
+	// one: `use NAME::…` in its tests names the workspace's own crate.
+	rootCrate string
 	baseIndex map[string][]string // base name → paths; see byBase
 	dirIndex  map[string][]string // dir → paths, sorted; see dirs
 }
@@ -159,6 +176,27 @@ func (fs *fileSet) tail(suffix, from string) string {
 	best, bestScore := "", -1
 	for _, p := range fs.byBase(path.Base(suffix)) {
 		if !strings.HasSuffix(p, "/"+suffix) {
+			continue
+		}
+		if s := commonPrefix(p, from); s > bestScore {
+			best, bestScore = p, s
+		}
+	}
+	return best
+}
+
+// pyTail returns the known path of an absolute Python module (rel, as
+// "pkg/mod.py") closest to from, where the directory above the module's top
+// package is not itself a package: `import json` is not a workspace's
+// pkg/json.py, which Python knows only as pkg.json.
+func (fs *fileSet) pyTail(rel, from string) string {
+	best, bestScore := "", -1
+	for _, p := range fs.byBase(path.Base(rel)) {
+		prefix, ok := strings.CutSuffix(p, rel)
+		if !ok || (prefix != "" && !strings.HasSuffix(prefix, "/")) {
+			continue
+		}
+		if prefix != "" && fs.paths[prefix+"__init__.py"] != 0 {
 			continue
 		}
 		if s := commonPrefix(p, from); s > bestScore {
@@ -262,6 +300,15 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 					return base + ext
 				}
 			}
+			// TypeScript's ESM imports name the emitted file: "./x.js" is
+			// x.ts.
+			if stem, ok := strings.CutSuffix(base, ".js"); ok {
+				for _, ext := range []string{".ts", ".tsx"} {
+					if _, ok := fs.paths[stem+ext]; ok {
+						return stem + ext
+					}
+				}
+			}
 		}
 	case "python":
 		rel := spec
@@ -282,7 +329,7 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 				}
 				continue
 			}
-			if p := fs.tail(cand, from); p != "" {
+			if p := fs.pyTail(cand, from); p != "" {
 				return p
 			}
 		}
@@ -292,9 +339,13 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 		}
 		return fs.tail(spec, from)
 	case "java":
+		// The whole package path: java.util.List is not a workspace's
+		// util/List.java.
 		if !strings.HasSuffix(spec, "*") {
-			return fs.dropLeading(strings.ReplaceAll(spec, ".", "/")+".java", from)
+			return fs.tail(strings.ReplaceAll(spec, ".", "/")+".java", from)
 		}
+	case "rust":
+		return fs.rustModule(from, strings.Split(spec, "::"))
 	case "php":
 		return fs.dropLeading(strings.ReplaceAll(strings.TrimPrefix(spec, `\`), `\`, "/")+".php", from)
 	case "ruby":
@@ -375,6 +426,10 @@ func (r *resolver) addScope(fileID int64, filePath, lang string, refs []store.Re
 	for i := range refs {
 		ref := &refs[i]
 		if ref.Kind != store.RefImports {
+			continue
+		}
+		if importScoped(lang) {
+			r.addImportScope(sc, ref)
 			continue
 		}
 		target := r.files.resolveImport(lang, filePath, ref.Name)
@@ -519,7 +574,7 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 		return 0
 	}
 	all := r.defs[ref.Name]
-	if len(all) == 0 {
+	if len(all) == 0 && !importScoped(sc.lang) {
 		return 0
 	}
 	ok := typeLike
@@ -541,6 +596,11 @@ func (r *resolver) resolve(ref *store.Ref) int64 {
 		}
 	}
 	r.cands = cands
+	if importScoped(sc.lang) {
+		// An imported name may be an alias: its definitions are found
+		// under the name it imports.
+		return r.resolveScoped(ref, sc, cands, ok)
+	}
 	if len(cands) == 0 {
 		return 0
 	}

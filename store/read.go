@@ -169,13 +169,17 @@ func (w *Writer) EachDefinition(ctx context.Context, names []string, fn func(d *
 // receiverOf returns the type a method's qualified name names before the
 // method ("Checker" of "types.Checker.expr"): a Go method declared in
 // another file than its type has no parent entity, but is still that
-// type's.
-func receiverOf(qname string) string {
+// type's; so is a Rust method of an impl in another file than its type
+// ("Thing" of "Thing.make": Rust qualified names carry no package).
+func receiverOf(qname, path string) string {
 	i := strings.LastIndexByte(qname, '.')
 	if i < 0 {
 		return ""
 	}
 	j := strings.LastIndexByte(qname[:i], '.')
+	if j < 0 && strings.HasSuffix(path, ".rs") {
+		return qname[:i]
+	}
 	if j < 0 {
 		return "" // "pkg.M" or "T.M": which one is not known
 	}
@@ -211,7 +215,7 @@ func eachDefinition(ctx context.Context, db querier, t *tableNames, names []stri
 				continue
 			}
 			if d.ParentName == "" && d.Kind == "method" {
-				d.ParentName = receiverOf(qname)
+				d.ParentName = receiverOf(qname, d.Path)
 			}
 			if err := fn(&d); err != nil {
 				return err

@@ -3,6 +3,7 @@ package symbols
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -81,6 +82,8 @@ const (
 	capReceiver  = "receiver"
 	capPath      = "path"
 	capAlias     = "alias"
+	capDefault   = "default" // the local name of a default import (JS/TS)
+	capStatic    = "static"  // a Java static import
 	capImport    = "import"
 	capPackage   = "package"
 	capDoc       = "doc"
@@ -162,7 +165,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 		var main *sitter.Node
 		var mainName string
-		var name, qual, recv, ipath, alias, doc, typ *sitter.Node
+		var name, qual, recv, ipath, alias, deflt, static, doc, typ *sitter.Node
 		for _, c := range m.Captures {
 			cn := e.captures[c.Index]
 			node := c.Node
@@ -179,6 +182,10 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				ipath = node
 			case cn == capAlias:
 				alias = node
+			case cn == capDefault:
+				deflt = node
+			case cn == capStatic:
+				static = node
 			case cn == capDoc:
 				doc = node
 			case cn == capType:
@@ -202,7 +209,28 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		case mainName == capImport:
 			p := strings.Trim(strings.TrimSpace(e.text(ipath)), "\"'`<>")
 			if p != "" {
-				e.f.Imports = append(e.f.Imports, Import{Path: p, Alias: strings.TrimSpace(e.text(alias)), Line: int(main.StartPoint().Row) + 1})
+				im := Import{Path: p, Alias: strings.TrimSpace(e.text(alias)), Line: int(main.StartPoint().Row) + 1}
+				switch {
+				case static != nil:
+					// `import static a.B.m`: the name m of class a.B; the
+					// statement's plain match came first.
+					i := strings.LastIndexByte(im.Path, '.')
+					if i < 0 {
+						continue
+					}
+					im.Path, im.Name = im.Path[:i], im.Path[i+1:]
+					if n := len(e.f.Imports); n > 0 && e.f.Imports[n-1].Line == im.Line && e.f.Imports[n-1].Name == "" {
+						e.f.Imports = e.f.Imports[:n-1]
+					}
+				case deflt != nil:
+					im.Alias, im.Name = strings.TrimSpace(e.text(deflt)), "default"
+				case name != nil:
+					im.Name = strings.TrimSpace(e.text(name))
+					if im.Name != ImportAll && !plainQualifier(im.Name) {
+						continue
+					}
+				}
+				e.f.Imports = append(e.f.Imports, im)
 			}
 		case strings.HasPrefix(mainName, defPrefix):
 			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
@@ -375,6 +403,9 @@ func (e *extraction) finish() {
 				r.qualifier = g.qualifier(r.operand, from)
 			}
 		}
+		if g == nil && r.qualifier != "" {
+			r.qualifier = e.selfQualifier(ents, from, r.qualifier)
+		}
 		k := key{from, r.kind, r.name, r.qualifier}
 		if seen[k] {
 			continue
@@ -382,6 +413,33 @@ func (e *extraction) finish() {
 		seen[k] = true
 		e.f.Refs = append(e.f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, Line: r.line})
 	}
+}
+
+// selfNames are, per language, the receivers that stand for the enclosing
+// class or an instance of it.
+var selfNames = map[string][]string{
+	"python": {"self", "cls"}, "javascript": {"this"}, "typescript": {"this"}, "tsx": {"this"},
+	"java": {"this"}, "rust": {"self", "Self"},
+}
+
+// selfQualifier returns the name of the type enclosing entity from when q
+// is the language's name for it or its instance (`self.send()` in a method
+// of Session → "Session"), so that the resolver matches it against the
+// type's methods as it does a Go receiver's type; otherwise q.
+func (e *extraction) selfQualifier(ents []Entity, from int, q string) string {
+	if !slices.Contains(selfNames[e.lang], q) {
+		return q
+	}
+	for i := from; i >= 0; i = ents[i].Parent {
+		if isType(ents[i].Kind) && ents[i].Kind != KindModule {
+			return ents[i].Name
+		}
+		// A Rust method of an impl for a type declared in another file.
+		if r := e.defs[i].receiver; r != "" {
+			return r
+		}
+	}
+	return q
 }
 
 // enclosing returns the index of the innermost entity of ents (sorted by

@@ -6,6 +6,8 @@
 // adding data, not logic.
 package symbols
 
+import "strings"
+
 // Kind classifies an entity.
 type Kind string
 
@@ -78,15 +80,52 @@ type Ref struct {
 	Line int
 }
 
-// Import is one import, include, use or require statement.
+// Import is one import, include, use or require statement, or one name
+// such a statement brings into scope from a module.
 type Import struct {
 	// Path is the imported module as written, without quotes: "net/http",
 	// "./util", "os.path", "stdio.h".
 	Path string
 	// Alias is the local name the import is bound to, when the syntax gives
-	// one explicitly ("nethttp" in `import nethttp "net/http"`).
+	// one explicitly ("nethttp" in `import nethttp "net/http"`, "bar" in
+	// `from m import foo as bar`).
 	Alias string
-	Line  int
+	// Name is the name imported from the module, for a statement that
+	// imports names rather than the module ("foo" in `from m import foo`
+	// and `import { foo } from "./m"`, "default" for a default import),
+	// ImportAll for a wildcard; empty when the module itself is imported.
+	Name string
+	Line int
+}
+
+// ImportAll is the Name of an import of every public name of a module
+// (`from m import *`).
+const ImportAll = "*"
+
+// Local is the name an import of a name binds in its file: the alias, else
+// the imported name.
+func (im Import) Local() string {
+	if im.Alias != "" {
+		return im.Alias
+	}
+	return im.Name
+}
+
+// ImportQualifier is how the index stores an import's alias and name in one
+// column: the alias alone for an import of a module, "local=name" for an
+// import of a name. SplitImportQualifier reverses it.
+func (im Import) ImportQualifier() string {
+	if im.Name == "" {
+		return im.Alias
+	}
+	return im.Local() + "=" + im.Name
+}
+
+// SplitImportQualifier returns the alias of an import of a module, or the
+// local name and the imported name of an import of a name (name != "").
+func SplitImportQualifier(q string) (local, name string) {
+	local, name, _ = strings.Cut(q, "=")
+	return local, name
 }
 
 // File is what Extract found in one source file.

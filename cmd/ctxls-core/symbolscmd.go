@@ -67,6 +67,9 @@ func newSymbolsCmd() *cobra.Command {
 				fmt.Fprintln(w, "imports:")
 				for _, im := range f.Imports {
 					fmt.Fprintf(w, "  %s", im.Path)
+					if im.Name != "" {
+						fmt.Fprintf(w, ": %s", im.Name)
+					}
 					if im.Alias != "" {
 						fmt.Fprintf(w, " as %s", im.Alias)
 					}

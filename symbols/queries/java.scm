@@ -1,5 +1,7 @@
 (package_declaration [(scoped_identifier) (identifier)] @name) @package
-(import_declaration [(scoped_identifier) (identifier)] @path) @import
+(import_declaration . [(scoped_identifier) (identifier)] @path .) @import
+(import_declaration "static" @static [(scoped_identifier) (identifier)] @path .) @import
+(import_declaration [(scoped_identifier) (identifier)] @path (asterisk) @name) @import
 
 (class_declaration name: (identifier) @name) @def.class
 (record_declaration name: (identifier) @name) @def.class

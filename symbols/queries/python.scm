@@ -14,4 +14,6 @@
 
 (import_statement name: (dotted_name) @path) @import
 (import_statement name: (aliased_import name: (dotted_name) @path alias: (identifier) @alias)) @import
-(import_from_statement module_name: (_) @path) @import
+(import_from_statement module_name: (_) @path name: (dotted_name) @name) @import
+(import_from_statement module_name: (_) @path name: (aliased_import name: (dotted_name) @name alias: (identifier) @alias)) @import
+(import_from_statement module_name: (_) @path (wildcard_import) @name) @import

@@ -21,3 +21,8 @@
 (type_identifier) @name @ref.references
 
 (use_declaration argument: (_) @path) @import
+(use_declaration argument: (scoped_identifier path: (_) @path name: (identifier) @name)) @import
+(use_declaration argument: (use_as_clause path: (scoped_identifier path: (_) @path name: (identifier) @name) alias: (identifier) @alias)) @import
+(use_declaration argument: (scoped_use_list path: (_) @path list: (use_list (identifier) @name))) @import
+(use_declaration argument: (scoped_use_list path: (_) @path list: (use_list (use_as_clause path: (identifier) @name alias: (identifier) @alias)))) @import
+(use_declaration argument: (use_wildcard (_) @path "*" @name)) @import

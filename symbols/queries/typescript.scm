@@ -26,3 +26,13 @@
 
 (import_statement source: (string (string_fragment) @path)) @import
 (call_expression function: (identifier) @_fn arguments: (arguments . (string (string_fragment) @path)) (#eq? @_fn "require")) @import
+(import_statement (import_clause (named_imports (import_specifier name: (identifier) @name !alias))) source: (string (string_fragment) @path)) @import
+(import_statement (import_clause (named_imports (import_specifier name: (identifier) @name alias: (identifier) @alias))) source: (string (string_fragment) @path)) @import
+(import_statement (import_clause (namespace_import (identifier) @alias)) source: (string (string_fragment) @path)) @import
+(import_statement (import_clause . (identifier) @default) source: (string (string_fragment) @path)) @import
+(variable_declarator name: (identifier) @alias value: (call_expression function: (identifier) @_fn arguments: (arguments . (string (string_fragment) @path))) (#eq? @_fn "require")) @import
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name) value: (call_expression function: (identifier) @_fn arguments: (arguments . (string (string_fragment) @path))) (#eq? @_fn "require")) @import
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @name value: (identifier) @alias)) value: (call_expression function: (identifier) @_fn arguments: (arguments . (string (string_fragment) @path))) (#eq? @_fn "require")) @import
+(export_statement (export_clause (export_specifier name: (identifier) @name !alias)) source: (string (string_fragment) @path)) @import
+(export_statement (export_clause (export_specifier name: (identifier) @name alias: (identifier) @alias)) source: (string (string_fragment) @path)) @import
+(export_statement "*" @name source: (string (string_fragment) @path)) @import
