@@ -476,9 +476,28 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if !req.EntitiesOnly {
 		wt := wholeTerms(qtf, terms, df, total, messageTriggers)
 		ht := historyTerms(qtf, terms, fromMessage)
-		files, err := rankFiles(ctx, st, req.Text, cands, wt, ht, df, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		// A focused request shows no tests, docs or third-party code unless
+		// the message asks for them: their whole-file documents are ranked
+		// only when a demoted file could still reach the focus (0113).
+		aside := !req.Focus || wantTests || wantDocs
+		whole, err := wholeFileRanks(ctx, st, wt, df, req.Limit, wantTests || wantDocs, aside)
 		if err != nil {
 			return nil, err
+		}
+		rank := func() ([]FileResult, error) {
+			return rankFiles(ctx, st, req.Text, cands, whole, ht, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+		}
+		files, err := rank()
+		if err != nil {
+			return nil, err
+		}
+		if !aside && !hidesAside(files) {
+			if err := addWholeFiles(ctx, st, store.CorpusAside, wt, df, req.Limit, 0, whole); err != nil {
+				return nil, err
+			}
+			if files, err = rank(); err != nil {
+				return nil, err
+			}
 		}
 		resp.Files = files
 	}
@@ -810,42 +829,14 @@ func fileScore(s FileSignals) float64 {
 }
 
 // rankFiles scores files as wholes: whole-file BM25 over each file's
-// document (what whole-file retrieval does), a file's best entity per term
-// (entity-level fields keep names and signatures strong), the union coverage
-// of what the file matches, and exact, graph and activity signals from its
-// best entity; the leading files are then re-ordered by their size prior, by
-// how recently a commit touched them (recentFiles) and
-// by the directories the message's subject names (text is the message).
-func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, wterms, hterms []string, df map[string]int, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
-	// Whole-file BM25 per corpus, each normalised to its own best file: the
-	// source's statistics leave tests and docs out (decision 0073), and
-	// those are searched only as deep as the message's interest in them.
-	// Unless the message is about them, tests and docs are also ranked by
-	// FTS5's bm25() alone: read that shallowly and demoted tenfold, their
-	// order gains nothing from exact scores (decision 0074).
-	whole := map[int64]float64{}
-	asideDepth, asideBudget := limit, 0
-	if wantTests || wantDocs {
-		asideDepth, asideBudget = max(wholeFiles, 4*limit), maxExactPostings
-	}
-	for _, c := range []struct {
-		corpus        store.Corpus
-		depth, budget int
-	}{{store.CorpusSource, max(wholeFiles, 4*limit), maxExactPostings}, {store.CorpusAside, asideDepth, asideBudget}} {
-		hits, err := wholeFileScores(ctx, st, c.corpus, wterms, df, c.depth, c.budget)
-		if err != nil {
-			return nil, err
-		}
-		var best float64
-		for _, sc := range hits {
-			best = math.Max(best, sc)
-		}
-		for id, sc := range hits {
-			if best > 0 {
-				whole[id] = sc / best
-			}
-		}
-	}
+// document (what whole-file retrieval does; whole is wholeFileRanks'), a
+// file's best entity per term (entity-level fields keep names and signatures
+// strong), the union coverage of what the file matches, and exact, graph and
+// activity signals from its best entity; the leading files are then
+// re-ordered by their size prior, by how recently a commit touched them
+// (recentFiles) and by the directories the message's subject names (text
+// is the message).
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, whole map[int64]float64, hterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	// Only candidates with evidence of their own can lift a file.
 	ids := make([]int64, 0, len(cands))
 	for id, c := range cands {

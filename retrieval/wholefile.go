@@ -24,6 +24,79 @@ const (
 	maxRankedFilePostings = 60000
 )
 
+// wholeFileRanks is whole-file BM25 per corpus, each normalised to its own
+// best file, by file id: the source's statistics leave tests and docs out
+// (decision 0073), and those are searched only as deep as the message's
+// interest in them (interested: it asks about tests or docs), and only when
+// aside is set. Unless the message is about them, tests and docs are also
+// ranked by FTS5's bm25() alone: read that shallowly and demoted tenfold,
+// their order gains nothing from exact scores (decision 0074).
+func wholeFileRanks(ctx context.Context, st *store.Store, wterms []string, entityDF map[string]int, limit int, interested, aside bool) (map[int64]float64, error) {
+	whole := map[int64]float64{}
+	if err := addWholeFiles(ctx, st, store.CorpusSource, wterms, entityDF, max(wholeFiles, 4*limit), maxExactPostings, whole); err != nil {
+		return nil, err
+	}
+	if !aside {
+		return whole, nil
+	}
+	depth, budget := limit, 0
+	if interested {
+		depth, budget = max(wholeFiles, 4*limit), maxExactPostings
+	}
+	if err := addWholeFiles(ctx, st, store.CorpusAside, wterms, entityDF, depth, budget, whole); err != nil {
+		return nil, err
+	}
+	return whole, nil
+}
+
+// addWholeFiles adds to whole the corpus's best depth files for the query
+// terms (see wholeFileScores), normalised to the corpus's best file.
+func addWholeFiles(ctx context.Context, st *store.Store, corpus store.Corpus, wterms []string, entityDF map[string]int, depth, budget int, whole map[int64]float64) error {
+	hits, err := wholeFileScores(ctx, st, corpus, wterms, entityDF, depth, budget)
+	if err != nil {
+		return err
+	}
+	var best float64
+	for _, sc := range hits {
+		best = math.Max(best, sc)
+	}
+	for id, sc := range hits {
+		if best > 0 {
+			whole[id] = sc / best
+		}
+	}
+	return nil
+}
+
+// asideCeiling bounds the score of a demoted file (a test, doc or
+// third-party file, when the message is not about tests or docs): every
+// signal of FileSignals is at most 1, so its score is at most its demotion
+// times the sum of the weights.
+func asideCeiling() float64 {
+	var sum float64
+	for _, p := range (FileSignals{}).Parts() {
+		sum += p.Weight
+	}
+	return max(fileTestDemotion, fileDocDemotion, fileThirdPartyDemotion) * sum
+}
+
+// hidesAside reports whether files, ranked for a focused request that is
+// not about tests or docs, leave no place in the focus for a demoted file,
+// whatever its whole-file score: focusOnFiles keeps only files within
+// focusScoreShare of the best, and the best already outscores every demoted
+// file by more than that. It holds for almost every message, since the
+// source corpus's best file has a whole-file signal of 1 by itself; when it
+// does not, the caller ranks the aside corpus after all.
+func hidesAside(files []FileResult) bool {
+	for _, f := range files {
+		if isProse(f.Path) {
+			continue // left out of a focus not about docs
+		}
+		return focusScoreShare*f.Score > asideCeiling()
+	}
+	return false
+}
+
 // wholeFileScores ranks a corpus's whole-file documents for the query terms
 // (repeated as the query repeats them) and returns the best depth files by
 // file id with their BM25 scores.

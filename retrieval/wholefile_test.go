@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -83,5 +84,93 @@ func TestSizePrior(t *testing.T) {
 	}
 	if small, large := sizePrior(2_000), sizePrior(60_000); !(0 < small && small < large && large < 1) {
 		t.Errorf("sizePrior(2 kB) = %g, sizePrior(60 kB) = %g: want 0 < small < large < 1", small, large)
+	}
+}
+
+// TestAsideRankedOnlyWhereItCanShow: a focused request that is not about
+// tests or docs leaves the aside corpus (tests, docs, third-party code)
+// unranked, since no demoted file can reach its focus, unless the source
+// corpus matched nothing; every other request ranks it as before.
+func TestAsideRankedOnlyWhereItCanShow(t *testing.T) {
+	root := t.TempDir()
+	all := map[string]string{
+		"auth/service_test.go": `package auth
+
+import "testing"
+
+// lockoutClock counts the failed password logins of a user in the store.
+func lockoutClock(user string) int { return 0 }
+
+func retryBudget(user string) int { return 3 }
+
+func TestLoginLockout(t *testing.T) { lockoutClock("a"); retryBudget("a") }
+`,
+		// Tests that share no word with the prompts: FTS5's IDF, which
+		// ranks the aside corpus, is zero for a word in half of it.
+		"billing/render_test.go": "package billing\n\nfunc TestRenderPDF(t *testing.T) {}\n",
+		"billing/total_test.go":  "package billing\n\nfunc TestMonthlyTotal(t *testing.T) {}\n",
+	}
+	for p, c := range files {
+		all[p] = c
+	}
+	wstest.Write(t, root, all)
+	st := wstest.Open(t, root)
+	const testFile = "auth/service_test.go"
+	const prompt = "the login should check the password hash in the user store"
+	tests := []struct {
+		name      string
+		req       Request
+		wantAside bool // the test file has a whole-file score
+	}{
+		{"prompt not about tests", ForPrompt(prompt, 10), false},
+		{"query", Request{Text: prompt, Limit: 10, MinRelevance: -1}, true},
+		{"prompt about tests", ForPrompt("the login tests should check the password hash in the user store", 10), true},
+		{"prompt only the aside corpus matches", ForPrompt("lockout clock retry budget", 10), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := Query(context.Background(), st, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sig *FileSignals
+			for _, f := range resp.Files {
+				if f.Path == testFile {
+					sig = f.Signals
+				}
+			}
+			if sig == nil {
+				t.Fatalf("%s is not among the files %+v (abstained %v: %s)", testFile, resp.Files, resp.Abstain, resp.Reason)
+			}
+			if got := sig.Whole > 0; got != tt.wantAside {
+				t.Errorf("%s: whole-file score %g, want one: %v", testFile, sig.Whole, tt.wantAside)
+			}
+		})
+	}
+}
+
+func TestHidesAside(t *testing.T) {
+	ceiling := asideCeiling()
+	tests := []struct {
+		name  string
+		files []FileResult
+		want  bool
+	}{
+		{"none", nil, false},
+		// The best source file's whole-file signal alone (weight fwWhole)
+		// must keep every demoted file out of the focus, or the shortcut
+		// never applies.
+		{"a file with the best whole-file score", []FileResult{{Path: "a.go", Score: fwWhole}}, true},
+		{"a demoted file first", []FileResult{{Path: "a_test.go", Score: ceiling}}, false},
+		{"just below the share", []FileResult{{Path: "a.go", Score: ceiling / focusScoreShare}}, false},
+		{"just above the share", []FileResult{{Path: "a.go", Score: ceiling/focusScoreShare + 1e-9}}, true},
+		{"prose is passed over", []FileResult{{Path: "README.md", Score: 10}, {Path: "a.go", Score: ceiling}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hidesAside(tt.files); got != tt.want {
+				t.Errorf("hidesAside = %v, want %v (ceiling %g)", got, tt.want, ceiling)
+			}
+		})
 	}
 }
