@@ -169,8 +169,8 @@ func (s *Store) SimilarCommits(ctx context.Context, terms []string, limit int) (
 	return out, classify(rows.Err())
 }
 
-// RecentFiles returns, for each file touched by one of the newest n
-// commits that touched files (merges record none), the position of the
+// RecentFiles returns, for each tracked file touched by one of the newest
+// n commits that touched files (merges record none), the position of the
 // newest of them that touched it: 0 for the newest commit. Commits are
 // ordered by committer time, as git log orders them. A mass change counts
 // as a commit and credits none of its files (they were not recorded).
@@ -191,30 +191,17 @@ func (s *Store) RecentFiles(ctx context.Context, n int) (map[string]int, error) 
 	if err := rows.Close(); err != nil {
 		return nil, classify(err)
 	}
-	pos := make(map[int64]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
+	files, err := s.CommitFiles(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]int{}
-	err = inChunks(ids, func(chunk []int64) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT commit_id, path FROM commit_files WHERE commit_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
-		if err != nil {
-			return classify(fmt.Errorf("recent commit files: %w", err))
+	for i := len(ids) - 1; i >= 0; i-- { // oldest first: the newest position wins
+		for _, p := range files[ids[i]] {
+			out[p] = i
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var p string
-			if err := rows.Scan(&id, &p); err != nil {
-				return classify(err)
-			}
-			if i, ok := out[p]; !ok || pos[id] < i {
-				out[p] = pos[id]
-			}
-		}
-		return classify(rows.Err())
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // CommitFiles returns the recorded files of the given commits that the

@@ -9,17 +9,30 @@ import (
 
 // RecentFiles numbers commits newest first by committer time; a merge
 // (no files) takes no position, a mass change takes one and credits none
-// of its files, and a file gets the position of its newest commit.
+// of its files, a file gets the position of its newest commit, and a file
+// the index no longer tracks is left out.
 func TestRecentFiles(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{"a.go", "b.go", "c.go", "d.go"} {
+		if err := w.PutFile(ctx, sampleFile(p, int64(100+10*i)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	commits := []Commit{ // stored in no particular order
 		{Hash: "c1", At: 100, Files: []string{"a.go", "b.go"}, NFiles: 2},
 		{Hash: "c3", At: 300, Files: []string{"b.go"}, NFiles: 1},
 		{Hash: "merge", At: 350, NFiles: 0},
 		{Hash: "mass", At: 400, NFiles: 80, Skip: "mass"},
 		{Hash: "c2", At: 200, Files: []string{"c.go"}, NFiles: 1},
-		{Hash: "c5", At: 500, Files: []string{"d.go"}, NFiles: 1},
+		{Hash: "c5", At: 500, Files: []string{"d.go", "gone.go"}, NFiles: 2},
 	}
 	if err := s.UpdateHistory(ctx, HistoryUpdate{Add: commits}); err != nil {
 		t.Fatal(err)
