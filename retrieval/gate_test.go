@@ -111,6 +111,9 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 		{"a distant third is dropped", []float64{1, 0.7, 0.5}, []string{"a.go", "b.go"}},
 		{"a distant second ends the focus", []float64{1, 0.3, 0.3}, []string{"a.go"}},
 	}
+	// Two candidates in each file: the best file keeps both, the others
+	// their best one.
+	const perFileCandidates = 2
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var files []FileResult
@@ -118,7 +121,9 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 			for i, sc := range tt.scores {
 				p := string(rune('a'+i)) + ".go"
 				files = append(files, FileResult{Path: p, Score: sc, Relevance: 1})
-				results = append(results, Result{Entity: store.Entity{ID: int64(i + 1), Path: p, Name: "F"}, Score: sc})
+				for k := range perFileCandidates {
+					results = append(results, Result{Entity: store.Entity{ID: int64(10*i + k + 1), Path: p, Name: "F"}, Score: sc})
+				}
 			}
 			got, err := focusOnFiles(context.Background(), nil, results, files, 2)
 			if err != nil {
@@ -128,8 +133,10 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 			for _, r := range got {
 				paths = append(paths, r.Entity.Path)
 			}
-			if !slices.Equal(paths, tt.want) {
-				t.Fatalf("focus = %v, want %v", paths, tt.want)
+			// The best file's entities come first, both of them.
+			want := append([]string{tt.want[0]}, tt.want...)
+			if !slices.Equal(paths, want) {
+				t.Fatalf("focus = %v, want %v", paths, want)
 			}
 		})
 	}
