@@ -93,7 +93,7 @@ func parseItems(text string) []rendered {
 }
 
 // checkInjected fails unless every excerpt in text is the checked-out file
-// at root, byte for byte, at the line its header names, that line declares
+// at root, byte for byte (sameLine), at the line its header names, that line declares
 // the item, and text names none of the qualified names in gone. It returns
 // the items.
 func checkInjected(t *testing.T, what, root, text string, gone ...string) []rendered {
@@ -119,8 +119,11 @@ func checkInjected(t *testing.T, what, root, text string, gone ...string) []rend
 			t.Errorf("%s: %s at %s:%d: %d lines past the file's end", what, it.qname, it.path, it.line, len(it.excerpt))
 			continue
 		}
-		if got, want := strings.Join(it.excerpt, "\n"), strings.Join(file[it.line-1:end], "\n"); got != want {
-			t.Errorf("%s: %s at %s:%d shows\n%s\nthe file there holds\n%s", what, it.qname, it.path, it.line, got, want)
+		for k, got := range it.excerpt {
+			if want := file[it.line-1+k]; !sameLine(got, want) {
+				t.Errorf("%s: %s at %s:%d: line %d of the excerpt is\n%q\nthe file there holds\n%q", what, it.qname, it.path, it.line, it.line+k, got, want)
+				break
+			}
 		}
 		// The file at that line must be the entity's declaration: an
 		// excerpt read from a changed file at stored lines matches the
@@ -131,6 +134,17 @@ func checkInjected(t *testing.T, what, root, text string, gone ...string) []rend
 		}
 	}
 	return items
+}
+
+// sameLine reports whether an excerpt's line shows the file's line as the
+// renderer does: trailing blanks dropped, and a long line cut at a rune
+// boundary and ended with "…".
+func sameLine(shown, file string) bool {
+	file = strings.TrimRight(file, " \t\r")
+	if cut, ok := strings.CutSuffix(shown, "…"); ok && cut != file {
+		return strings.HasPrefix(file, cut) && len(file) > len(cut)
+	}
+	return shown == file
 }
 
 // promptHook runs the prompt hook through the binary for a workspace,
