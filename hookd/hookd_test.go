@@ -49,13 +49,13 @@ func testWorkspace(t *testing.T) string {
 
 // serve runs a daemon for root until the test ends; its Serve result
 // arrives on the returned channel.
-func serve(t *testing.T, root, identity string) <-chan error {
+func serve(t testing.TB, root, identity string) <-chan error {
 	t.Helper()
 	return serveWith(t, ServeOptions{Root: root, Identity: identity})
 }
 
 // serveWith is serve with every option.
-func serveWith(t *testing.T, opts ServeOptions) <-chan error {
+func serveWith(t testing.TB, opts ServeOptions) <-chan error {
 	t.Helper()
 	root := opts.Root
 	ctx, cancel := context.WithCancel(context.Background())
