@@ -1,6 +1,8 @@
-// Package config reads a workspace's ctxls configuration from
-// <root>/.ctxls/config.yaml. Every key has a default, so a missing file is a
-// valid, default configuration; a malformed one is an error naming the file.
+// Package config reads a workspace's ctxls configuration: the user's
+// $XDG_CONFIG_HOME/ctxls/config.yaml (~/.config/ctxls/config.yaml), then
+// <root>/.ctxls/config.yaml over it, key by key. Every key has a default,
+// so missing files are a valid, default configuration; a malformed one is
+// an error naming the file.
 package config
 
 import (
@@ -79,26 +81,55 @@ func Default() Config {
 // File returns the configuration file of a workspace root.
 func File(root string) string { return filepath.Join(workspace.Dir(root), "config.yaml") }
 
-// Load reads the configuration of the workspace at root over the defaults.
+// UserFile returns the user's configuration file, read before every
+// workspace's: $XDG_CONFIG_HOME/ctxls/config.yaml, else
+// ~/.config/ctxls/config.yaml; "" when neither can be located. Settings
+// that belong to a person rather than a project live there, such as the
+// team's enterprise memory database (docs/TEAM-MEMORY.md).
+func UserFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "ctxls", "config.yaml")
+}
+
+// Load reads the configuration of the workspace at root: the defaults, the
+// user's file (UserFile) over them, and the workspace's file (File) over
+// that. A key the workspace's file sets replaces the user's value, a list
+// included; keys it leaves out keep the user's.
 func Load(root string) (Config, error) {
 	cfg := Default()
-	path := File(root)
+	for _, path := range []string{UserFile(), File(root)} {
+		if path == "" {
+			continue
+		}
+		if err := decodeFile(path, &cfg); err != nil {
+			return Default(), err
+		}
+	}
+	return cfg, nil
+}
+
+// decodeFile decodes the YAML file at path over cfg and validates the
+// result; a missing file changes nothing.
+func decodeFile(path string, cfg *Config) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return cfg, nil
+		return nil
 	}
 	if err != nil {
-		return cfg, fmt.Errorf("read config %s: %w", path, err)
+		return fmt.Errorf("read config %s: %w", path, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return Default(), fmt.Errorf("parse config %s: %w", path, err)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("parse config %s: %w", path, err)
 	}
 	if err := cfg.validate(); err != nil {
-		return Default(), fmt.Errorf("config %s: %w", path, err)
+		return fmt.Errorf("config %s: %w", path, err)
 	}
-	return cfg, nil
+	return nil
 }
 
 func (c *Config) validate() error {

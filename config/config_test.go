@@ -56,6 +56,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no user file
 			root := t.TempDir()
 			if tt.yaml != "" {
 				os.MkdirAll(filepath.Join(root, ".ctxls"), 0o755)
@@ -65,6 +66,67 @@ func TestLoad(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), File(root)) {
 					t.Fatalf("err = %v, want one naming %q and the file", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.check(c) {
+				t.Fatalf("Load = %+v, %v", c, err)
+			}
+		})
+	}
+}
+
+// The user's file is read first and the workspace's over it, key by key;
+// an error names the file it is in.
+func TestUserFileUnderTheWorkspace(t *testing.T) {
+	tests := []struct {
+		name, user, workspace string
+		wantErr               string // a file name ("user" or "workspace") and a fragment
+		check                 func(Config) bool
+	}{
+		{"user file alone", "memory:\n  enterprise:\n    backend: postgres\n    dsn: postgres://team/db\nhooks:\n  budget: 5000\n", "", "",
+			func(c Config) bool {
+				return c.Memory.Enterprise.Postgres() && c.Memory.Enterprise.DSN == "postgres://team/db" && c.Hooks.Budget == 5000 && c.Retrieval.MaxTokens == 4000
+			}},
+		{"workspace key wins, others kept", "hooks:\n  budget: 5000\n  deadline: 2s\nindex:\n  exclude: ['*.gen.go']\n",
+			"hooks:\n  budget: 6000\nindex:\n  exclude: ['*.pb.go']\n", "",
+			func(c Config) bool {
+				return c.Hooks.Budget == 6000 && c.HookDeadline().Seconds() == 2 && len(c.Index.Exclude) == 1 && c.Index.Exclude[0] == "*.pb.go"
+			}},
+		{"workspace project under the user's database", "memory:\n  enterprise:\n    backend: postgres\n    dsn: postgres://team/db\n",
+			"memory:\n  enterprise:\n    project: acme/app\n", "",
+			func(c Config) bool {
+				e := c.Memory.Enterprise
+				return e.Postgres() && e.DSN == "postgres://team/db" && e.Project == "acme/app"
+			}},
+		{"malformed user file", "hooks: [", "", "user parse config", nil},
+		{"unknown key in the user file", "hookz: {}\n", "", "user hookz", nil},
+		{"invalid value in the workspace file", "hooks:\n  budget: 5000\n", "hooks:\n  budget: 0\n", "workspace hooks.budget", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			xdg := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", xdg)
+			files := map[string]string{"user": filepath.Join(xdg, "ctxls", "config.yaml")}
+			if UserFile() != files["user"] {
+				t.Fatalf("UserFile() = %q, want %q", UserFile(), files["user"])
+			}
+			root := t.TempDir()
+			files["workspace"] = File(root)
+			for which, text := range map[string]string{"user": tt.user, "workspace": tt.workspace} {
+				if text == "" {
+					continue
+				}
+				os.MkdirAll(filepath.Dir(files[which]), 0o755)
+				if err := os.WriteFile(files[which], []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := Load(root)
+			if tt.wantErr != "" {
+				which, fragment, _ := strings.Cut(tt.wantErr, " ")
+				if err == nil || !strings.Contains(err.Error(), fragment) || !strings.Contains(err.Error(), files[which]) {
+					t.Fatalf("err = %v, want one naming %q and %s", err, fragment, files[which])
 				}
 				return
 			}
