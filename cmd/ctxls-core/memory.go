@@ -645,7 +645,7 @@ func newMemoryGraphCmd() *cobra.Command {
 				if len(args) == 1 {
 					only = args[0]
 				}
-				return writeMermaid(cmd.OutOrStdout(), g, only, titlesOf(cmd, ms, sc))
+				return writeMermaid(cmd.OutOrStdout(), g, only, f.titles(cmd, ms, sc))
 			}
 			adj := g.Adj
 			if len(args) == 1 {

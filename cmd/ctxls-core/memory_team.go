@@ -50,7 +50,7 @@ func (f *memoryCmd) openTeam(ctx context.Context) (*team.Store, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errors.New("the enterprise scope is not on PostgreSQL: set memory.enterprise.backend: postgres in .ctxls/config.yaml")
+		return nil, errors.New("the enterprise scope is not on PostgreSQL: set memory.enterprise.backend: postgres in .ctxls/config.yaml or ~/.config/ctxls/config.yaml")
 	}
 	if f.ts != nil {
 		return f.ts, nil

@@ -36,7 +36,7 @@ func newMemoryRetypeCmd(name string) *cobra.Command {
 		RunE: f.runE(slugScope, func(run *memoryRun) error {
 			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
 			var from memory.Type
-			m, err := ms.Update(cmd.Context(), sc, args[0], func(m *memory.Memory) error {
+			m, err := f.update(cmd.Context(), ms, sc, args[0], func(m *memory.Memory) error {
 				from, m.Type = m.Type, t
 				return nil
 			})
@@ -73,11 +73,11 @@ func newMemoryMoveCmd() *cobra.Command {
 			if from == to {
 				return usagef("%s is already in the %s scope", args[0], to)
 			}
-			m, err := ms.Get(ctx, from, args[0])
+			m, err := f.get(ctx, ms, from, args[0])
 			if err != nil {
 				return err
 			}
-			there, err := ms.List(ctx, to)
+			there, err := f.list(ctx, ms, to)
 			if err != nil {
 				return err
 			}
@@ -92,10 +92,10 @@ func newMemoryMoveCmd() *cobra.Command {
 			// Written in the target first: a failure between the two
 			// steps leaves a copy, never a loss.
 			m.Scope, m.Links, m.Problems = to, kept, nil
-			if err := ms.Write(ctx, m); err != nil {
+			if err := f.write(ctx, ms, m); err != nil {
 				return err
 			}
-			if err := ms.Delete(ctx, from, args[0]); err != nil {
+			if err := f.delete(ctx, ms, from, args[0]); err != nil {
 				return fmt.Errorf("copied to the %s scope but not removed from %s: %w", to, from, err)
 			}
 			if f.asJSON {
@@ -150,7 +150,7 @@ func newMemoryTagCmd(add bool) *cobra.Command {
 			for _, a := range args[1:] {
 				tags = append(tags, splitList(a)...)
 			}
-			m, err := ms.Update(cmd.Context(), sc, args[0], func(m *memory.Memory) error {
+			m, err := f.update(cmd.Context(), ms, sc, args[0], func(m *memory.Memory) error {
 				if add {
 					m.Tags = append(m.Tags, tags...)
 					return nil
@@ -189,7 +189,7 @@ func newMemoryEdgesCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: f.runE(slugScope, func(run *memoryRun) error {
 			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
-			g, err := ms.Graph(sc)
+			g, err := f.graph(cmd.Context(), ms, sc)
 			if err != nil {
 				return err
 			}
@@ -202,7 +202,7 @@ func newMemoryEdgesCmd() *cobra.Command {
 					Edges []memory.Edge `json:"edges"`
 				}{edges})
 			}
-			titles := titlesOf(cmd, ms, sc)
+			titles := f.titles(cmd, ms, sc)
 			for _, e := range edges {
 				fmt.Fprintf(cmd.OutOrStdout(), "-[%s]-> %s  %s\n", e.Label, e.Target, titles[e.Target])
 			}
@@ -216,9 +216,10 @@ func newMemoryEdgesCmd() *cobra.Command {
 	return cmd
 }
 
-func titlesOf(cmd *cobra.Command, ms *memory.Store, sc memory.Scope) map[string]string {
+// titles maps the slugs of a scope's memories to their titles.
+func (f *memoryCmd) titles(cmd *cobra.Command, ms *memory.Store, sc memory.Scope) map[string]string {
 	out := map[string]string{}
-	list, _ := ms.List(cmd.Context(), sc)
+	list, _ := f.list(cmd.Context(), ms, sc)
 	for _, e := range list {
 		out[e.Slug] = e.Title
 	}
@@ -234,7 +235,7 @@ func newMemoryImpactCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: f.runE(slugScope, func(run *memoryRun) error {
 			cmd, args, ms, sc := run.cmd, run.args, run.ms, run.scope
-			g, err := ms.Graph(sc)
+			g, err := f.graph(cmd.Context(), ms, sc)
 			if err != nil {
 				return err
 			}
@@ -247,7 +248,7 @@ func newMemoryImpactCmd() *cobra.Command {
 					Impact []memory.Reach `json:"impact"`
 				}{reach})
 			}
-			titles := titlesOf(cmd, ms, sc)
+			titles := f.titles(cmd, ms, sc)
 			for _, r := range reach {
 				fmt.Fprintf(cmd.OutOrStdout(), "%d  %s  %s  (via %s -[%s]->)\n", r.Depth, r.Slug, titles[r.Slug], r.Via, r.Label)
 			}
