@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -20,88 +19,33 @@ import (
 
 // privateDatabase creates a database for one test, so that the server's
 // statistics of it (pg_stat_database) count that test's transactions
-// only, and returns its DSN. It is dropped when the test ends.
-func privateDatabase(t *testing.T, srv *pgtest.Server) string {
+// only, and returns its name and DSN. It is dropped when the test ends.
+func privateDatabase(t *testing.T, srv *pgtest.Server) (name, dsn string) {
 	t.Helper()
 	ctx := context.Background()
-	name := schemaFor(t)
-	admin, err := pgx.Connect(ctx, srv.DSN)
+	name = schemaFor(t)
+	dsn, err := srv.CreateDatabase(ctx, name)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := admin.Exec(ctx, `DROP DATABASE IF EXISTS `+ident+` WITH (FORCE)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `CREATE DATABASE `+ident); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if c, err := pgx.Connect(ctx, srv.DSN); err == nil {
-			c.Exec(ctx, `DROP DATABASE IF EXISTS `+ident+` WITH (FORCE)`)
+			c.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`)
 			c.Close(ctx)
 		}
 	})
-	u, err := url.Parse(srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return name, dsn
 }
 
-// serverDeadlocks is the number of deadlocks the server detected in the
-// database dsn names (pg_stat_database.deadlocks). A backend reports its
-// statistics when idle for a while or when it exits, so call it with every
-// other connection to the database closed: it waits for their backends to
-// end and for the count to settle.
-func serverDeadlocks(t *testing.T, adminDSN, dsn string) int64 {
+// deadlocks is the server's count of deadlocks in db (pgtest.Deadlocks:
+// close the connections to it first).
+func deadlocks(t *testing.T, srv *pgtest.Server, db string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	u, err := url.Parse(dsn)
+	n, err := srv.Deadlocks(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := strings.TrimPrefix(u.Path, "/")
-	admin, err := pgx.Connect(ctx, adminDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	read := func() (n int64) {
-		// Each read is its own transaction, so it sees fresh statistics
-		// (stats_fetch_consistency caches them for a transaction).
-		if err := admin.QueryRow(ctx, `SELECT coalesce((SELECT deadlocks FROM pg_stat_database WHERE datname = $1), 0)`, db).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var backends int
-		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = $1`, db).Scan(&backends); err != nil {
-			t.Fatal(err)
-		}
-		if backends == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections to %s still open", backends, db)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	// An exiting backend leaves pg_stat_activity before it flushes its
-	// statistics: read until two reads a moment apart agree.
-	n := read()
-	for {
-		time.Sleep(300 * time.Millisecond)
-		m := read()
-		if m == n {
-			return n
-		}
-		n = m
-	}
+	return n
 }
 
 // Writers that lock the same memories lock them in one order (writeTx), so
@@ -116,7 +60,7 @@ func serverDeadlocks(t *testing.T, adminDSN, dsn string) int64 {
 func TestConcurrentWritersNeverDeadlock(t *testing.T) {
 	srv := pg.Need(t)
 	ctx := context.Background()
-	dsn := privateDatabase(t, srv)
+	db, dsn := privateDatabase(t, srv)
 	schema := schemaFor(t)
 	s, err := Open(ctx, Options{DSN: dsn, Schema: schema, Project: "acme/app"})
 	if err != nil {
@@ -130,7 +74,7 @@ func TestConcurrentWritersNeverDeadlock(t *testing.T) {
 		}
 	}
 	s.Close()
-	if n := serverDeadlocks(t, srv.DSN, dsn); n != 0 {
+	if n := deadlocks(t, srv, db); n != 0 {
 		t.Fatalf("a new database has %d deadlocks", n)
 	}
 
@@ -244,11 +188,11 @@ func TestConcurrentWritersNeverDeadlock(t *testing.T) {
 	for _, o := range out {
 		aborted += o.aborted
 	}
-	deadlocks := serverDeadlocks(t, srv.DSN, dsn)
+	detected := deadlocks(t, srv, db)
 	t.Logf("%d workers x %d rounds in %v: the server detected %d deadlocks; %d transactions aborted as victims", workers, rounds,
-		elapsed.Round(time.Millisecond), deadlocks, aborted)
-	if deadlocks != 0 || aborted != 0 {
-		t.Errorf("the server detected %d deadlocks and aborted %d writes: the writes do not lock in one order", deadlocks, aborted)
+		elapsed.Round(time.Millisecond), detected, aborted)
+	if detected != 0 || aborted != 0 {
+		t.Errorf("the server detected %d deadlocks and aborted %d writes: the writes do not lock in one order", detected, aborted)
 	}
 	for w, o := range out {
 		for _, err := range o.errs[:min(3, len(o.errs))] {
