@@ -236,7 +236,10 @@ func (s *Store) writeTx(ctx context.Context, fn func(pgx.Tx) error) error {
 func (s *Store) Aborted() int64 { return s.aborted.Load() }
 
 // lockRows locks the rows of the memories among slugs, in ascending slug
-// order, in one statement, and returns those that exist. Every write locks
+// order, in one statement, and returns those that exist. (PostgreSQL sorts
+// before it applies the locking clause, so the rows are locked in the
+// ORDER BY's order; the order is the database's collation, the same for
+// every writer.) Every write locks
 // what it will change or reference this way before any other statement
 // that locks rows (writeTx): an insert's foreign-key check takes KEY SHARE
 // on both memories an edge joins, and an update locks every row it

@@ -47,8 +47,8 @@ func (s *Store) Import(ctx context.Context, ms *memory.Store, from memory.Scope)
 	}
 	rep := &ImportReport{From: from, Skipped: skipped}
 	now := s.now()
-	// In slug order, as every write locks: two imports of one memory
-	// wait for each other's insert in one order.
+	// Inserted in one order (by slug): two imports of the same memories
+	// wait for each other's inserts in that order, never in a cycle.
 	mems = slices.SortedFunc(slices.Values(mems), func(a, b *memory.Memory) int { return strings.Compare(a.Slug, b.Slug) })
 	named := make([]string, 0, len(mems))
 	for _, m := range mems {
