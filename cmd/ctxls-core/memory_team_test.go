@@ -141,9 +141,22 @@ const (
 )
 
 // Eight processes write and link at once: every memory and edge arrives
-// and the graph is consistent.
+// and the graph is consistent, and the server has no deadlock to break
+// (every write locks the memories it touches in one order).
 func TestMemoryCLIEnterpriseConcurrentProcesses(t *testing.T) {
 	root, home, env := teamWorkspace(t, "cli_load")
+	srv := pg.Need(t)
+	// The CLI's processes use the server's postgres database; no other
+	// test runs meanwhile.
+	deadlocks := func() int64 {
+		t.Helper()
+		n, err := srv.Deadlocks(context.Background(), "postgres")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadlocksBefore := deadlocks()
 	const procs = 8
 	each := defaultLoadWrites
 	if v := os.Getenv(loadWritesEnv); v != "" {
@@ -182,7 +195,12 @@ func TestMemoryCLIEnterpriseConcurrentProcesses(t *testing.T) {
 	for e := range errs {
 		t.Fatal(e)
 	}
-	t.Logf("%d processes x %d writes and links: %v", procs, each, time.Since(start).Round(time.Millisecond))
+	elapsed := time.Since(start)
+	detected := deadlocks() - deadlocksBefore
+	t.Logf("%d processes x %d writes and links: %v; the server detected %d deadlocks", procs, each, elapsed.Round(time.Millisecond), detected)
+	if detected != 0 {
+		t.Errorf("the server detected %d deadlocks among the writers", detected)
+	}
 	out, errOut, code := memctlEnv(t, root, home, env, "", "health", "--scope", "enterprise")
 	if !strings.Contains(out, fmt.Sprintf("enterprise scope: %d memories", procs*each+1)) || strings.Contains(out, "graph:") || strings.Contains(out, "broken link") {
 		t.Fatalf("health after the load (exit %d): %s %s", code, out, errOut)
@@ -191,6 +209,7 @@ func TestMemoryCLIEnterpriseConcurrentProcesses(t *testing.T) {
 	if n := strings.Count(g, "-[contains]->"); n != procs*each {
 		t.Fatalf("hub has %d contains edges, want %d", n, procs*each)
 	}
+	t.Logf("health: %s", strings.TrimSpace(out))
 }
 
 // With the database unreachable, a write fails quickly and clearly, and

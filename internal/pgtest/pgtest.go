@@ -196,3 +196,58 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// Deadlocks is the number of deadlocks the server has detected in the
+// database db (pg_stat_database.deadlocks): the server's own count, the
+// oracle of a test that writers lock in one order. A backend reports its
+// statistics when it has been idle a while or when it exits, and it leaves
+// pg_stat_activity before it reports them on exit; so Deadlocks waits
+// until no other client is connected to db, then until two reads a moment
+// apart agree. Close the connections whose deadlocks are to be counted
+// first.
+func (s *Server) Deadlocks(ctx context.Context, db string) (int64, error) {
+	lit := "'" + strings.ReplaceAll(db, "'", "''") + "'"
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := s.psql(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = `+lit+
+			` AND backend_type = 'client backend' AND pid <> pg_backend_pid()`)
+		if err != nil {
+			return 0, err
+		}
+		if out == "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("deadlocks of %s: %s clients still connected", db, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	read := func() (int64, error) {
+		out, err := s.psql(ctx, `SELECT coalesce((SELECT deadlocks FROM pg_stat_database WHERE datname = `+lit+`), 0)`)
+		if err != nil {
+			return 0, err
+		}
+		return strconv.ParseInt(out, 10, 64)
+	}
+	n, err := read()
+	for err == nil {
+		time.Sleep(300 * time.Millisecond)
+		var m int64
+		if m, err = read(); err == nil && m == n {
+			return n, nil
+		}
+		n = m
+	}
+	return 0, fmt.Errorf("deadlocks of %s: %w", db, err)
+}
+
+// psql runs one query as the superuser in the postgres database and
+// returns its unaligned output.
+func (s *Server) psql(ctx context.Context, query string) (string, error) {
+	out, err := exec.CommandContext(ctx, "psql", "-X", "-qAt", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres",
+		"-d", "postgres", "-c", query).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("psql: %w\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

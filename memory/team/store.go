@@ -16,9 +16,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +54,8 @@ type Store struct {
 	project string
 	now     func() time.Time
 	version int
+	// aborted counts writes the server aborted (Aborted).
+	aborted atomic.Int64
 }
 
 // Errors of the store.
@@ -171,26 +175,129 @@ func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 // chose it as a deadlock's victim or could not serialize it.
 const writeRetries = 4
 
-// writeTx is tx for the writes (Write, Update, Delete, Link, Unlink): two
-// writers linking memories lock the same rows in opposite orders, and the
-// server aborts one with a deadlock (40P01). The aborted transaction left
-// nothing behind, so it is run again, a few times, after a short random
-// wait. fn must be safe to run again: each of those bodies reads what it
-// changes inside its transaction and keeps no state outside it.
+// relockRetries bounds how often a write is run again because the rows it
+// must lock changed between choosing them and locking them (errRelock).
+const relockRetries = 16
+
+// errRelock means a write transaction found, holding its locks, that it
+// needs a row it did not lock (a memory linked to it meanwhile, a link
+// its Update function added on a row changed meanwhile). Locking that row
+// now would break the lock order, so the transaction is rolled back and
+// run again, choosing its rows afresh.
+var errRelock = errors.New("the rows to lock changed while they were being locked")
+
+// writeTx is tx for the writes (Write, Update, Delete, Rename, Link,
+// Unlink). Each of them first locks every memories row it will change or
+// reference, in ascending slug order and in one statement (lockRows,
+// lockWithLinkers), and takes no other row lock on memories afterwards:
+// writers that meet wait for one another in one order and never deadlock,
+// where writers locking in scan order did (two updates linking a and b
+// from either end), each deadlock costing the server a
+// deadlock_timeout's wait and one writer an abort.
+//
+// A transaction that finds its rows changed under it (errRelock) is run
+// again at once. An abort by the server as a deadlock's victim (40P01) or
+// for a serialization failure (40001) is counted (Aborted) and retried a
+// few times after a short random wait, as a safety net: the lock order
+// leaves no deadlock among these writes, but a role's own statements or a
+// future write might. fn must be safe to run again: each of those bodies
+// reads what it changes inside its transaction and keeps no state outside
+// it.
 func (s *Store) writeTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	for attempt := 0; ; attempt++ {
+	aborts, relocks := 0, 0
+	for {
 		err := pgx.BeginFunc(ctx, s.pool, fn)
 		var pe *pgconn.PgError
-		if attempt < writeRetries && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") {
+		switch {
+		case errors.Is(err, errRelock) && relocks < relockRetries:
+			relocks++
+			continue
+		case errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001"):
+			s.aborted.Add(1)
+			if aborts >= writeRetries {
+				return classify(err)
+			}
+			aborts++
 			select {
 			case <-ctx.Done():
 				return classify(err)
-			case <-time.After(time.Duration(1+rand.IntN(20*(attempt+1))) * time.Millisecond):
+			case <-time.After(time.Duration(1+rand.IntN(20*aborts)) * time.Millisecond):
 			}
 			continue
 		}
 		return classify(err)
 	}
+}
+
+// Aborted counts the write transactions of this Store that the server
+// aborted as a deadlock's victim (40P01) or for a serialization failure
+// (40001), retried or not. With every write locking in one order it stays
+// 0; a count above it is a lock-order bug worth a report.
+func (s *Store) Aborted() int64 { return s.aborted.Load() }
+
+// lockRows locks the rows of the memories among slugs, in ascending slug
+// order, in one statement, and returns those that exist. (PostgreSQL sorts
+// before it applies the locking clause, so the rows are locked in the
+// ORDER BY's order; the order is the database's collation, the same for
+// every writer.) Every write locks
+// what it will change or reference this way before any other statement
+// that locks rows (writeTx): an insert's foreign-key check takes KEY SHARE
+// on both memories an edge joins, and an update locks every row it
+// changes, but only rows this transaction holds already. A memory made
+// after this statement is not among those returned, and the write treats
+// it as absent (a link to it stays in the frontmatter, as a link written
+// before its target is).
+func (s *Store) lockRows(ctx context.Context, tx pgx.Tx, slugs []string) (map[string]bool, error) {
+	return s.lockQuery(ctx, tx, `SELECT slug FROM memories WHERE project = $1 AND slug = ANY($2) ORDER BY slug FOR UPDATE`, s.project, slugs)
+}
+
+// lockWithLinkers locks, as lockRows does, the rows of slug, of extra and
+// of every memory whose links name slug: those Delete and Rename rewrite.
+// The linkers are chosen from the statement's snapshot, before it waits
+// for slug's lock; one that linked slug while this waited is missing from
+// the set. So, holding slug's lock, it reads the linkers again: no memory
+// can start or stop naming slug from then until this transaction ends,
+// since every write that changes a links column holds the rows of both
+// ends of each link it adds or removes (link and unlink through Link,
+// Unlink, Write and Update; Rename and Delete through this; Import locks
+// the memories its rows name). A linker found then outside the set is
+// errRelock: the transaction starts again rather than lock it out of order.
+func (s *Store) lockWithLinkers(ctx context.Context, tx pgx.Tx, slug string, extra ...string) (map[string]bool, error) {
+	locked, err := s.lockQuery(ctx, tx, `SELECT slug FROM memories WHERE project = $1 AND (slug = ANY($2) OR $3 = ANY(links))
+		ORDER BY slug FOR UPDATE`, s.project, append([]string{slug}, extra...), slug)
+	if err != nil || !locked[slug] {
+		return locked, err
+	}
+	rows, err := tx.Query(ctx, `SELECT slug FROM memories WHERE project = $1 AND $2 = ANY(links)`, s.project, slug)
+	if err != nil {
+		return nil, fmt.Errorf("lock the memories linking %s: %w", slug, err)
+	}
+	linkers, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("lock the memories linking %s: %w", slug, err)
+	}
+	for _, l := range linkers {
+		if !locked[l] {
+			return nil, fmt.Errorf("lock the memories linking %s: %s links it now: %w", slug, l, errRelock)
+		}
+	}
+	return locked, nil
+}
+
+func (s *Store) lockQuery(ctx context.Context, tx pgx.Tx, q string, args ...any) (map[string]bool, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("lock memories: %w", explain(err))
+	}
+	slugs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("lock memories: %w", explain(err))
+	}
+	locked := make(map[string]bool, len(slugs))
+	for _, sl := range slugs {
+		locked[sl] = true
+	}
+	return locked, nil
 }
 
 // Write creates a memory in the enterprise scope: missing timestamps are
@@ -212,10 +319,16 @@ func (s *Store) Write(ctx context.Context, m *memory.Memory) (int64, error) {
 	}
 	m.Path = s.Locator(m.Slug)
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
+		// The slug too: if it exists the insert fails, having waited
+		// for its writer in the same order as the rest.
+		locked, err := s.lockRows(ctx, tx, append([]string{m.Slug}, m.Links...))
+		if err != nil {
+			return err
+		}
 		if err := s.insert(ctx, tx, m, 1); err != nil {
 			return err
 		}
-		if err := s.linkExisting(ctx, tx, m.Slug, m.Links, now); err != nil {
+		if err := s.linkExisting(ctx, tx, m.Slug, m.Links, locked, now); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, m.Slug)
@@ -280,28 +393,40 @@ func weighTerms(m *memory.Memory) ([]string, []float32, int) {
 }
 
 // linkExisting makes relates-to edges from slug to each of links that is
-// a memory of the project (others stay in the frontmatter, as in the file
-// scopes, and health reports them).
-func (s *Store) linkExisting(ctx context.Context, tx pgx.Tx, slug string, links []string, now time.Time) error {
+// a memory of the project, locked by this transaction (lockRows returned
+// it); others stay in the frontmatter, as in the file scopes, and health
+// reports them. A link to a memory written since the lock, which the edge
+// would need locked out of order, is errRelock: run again, the write
+// locks it and links it.
+func (s *Store) linkExisting(ctx context.Context, tx pgx.Tx, slug string, links []string, locked map[string]bool, now time.Time) error {
+	var absent []string
 	for _, l := range links {
 		if l == slug {
 			continue
 		}
-		var ok bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE project = $1 AND slug = $2)`, s.project, l).Scan(&ok); err != nil {
-			return fmt.Errorf("link %s: %w", slug, err)
-		}
-		if !ok {
+		if !locked[l] {
+			absent = append(absent, l)
 			continue
 		}
 		if err := s.link(ctx, tx, slug, l, memory.DefaultLabel, now); err != nil && !errors.Is(err, memory.ErrDuplicateLink) {
 			return err
 		}
 	}
+	if len(absent) == 0 {
+		return nil
+	}
+	var born bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE project = $1 AND slug = ANY($2))`, s.project, absent).Scan(&born); err != nil {
+		return fmt.Errorf("link %s: %w", slug, err)
+	}
+	if born {
+		return fmt.Errorf("link %s: a memory it names was written meanwhile: %w", slug, errRelock)
+	}
 	return nil
 }
 
-// link inserts an edge and its reverse with the inverse label.
+// link inserts an edge and its reverse with the inverse label; the
+// transaction holds both memories' rows (lockRows).
 func (s *Store) link(ctx context.Context, tx pgx.Tx, from, to, label string, now time.Time) error {
 	// The in-memory graph's rules (self-links, label syntax) apply here too.
 	if err := memory.NewGraph().Link(from, to, label, now); err != nil {
@@ -368,6 +493,12 @@ func (s *Store) Get(ctx context.Context, slug string) (*Record, error) {
 
 // get reads a memory; forUpdate locks its row until the transaction ends.
 func (s *Store) get(ctx context.Context, tx pgx.Tx, slug string, forUpdate bool) (*Record, error) {
+	rec, _, err := s.read(ctx, tx, slug, forUpdate)
+	return rec, err
+}
+
+// read is get that also returns the memory's file as stored.
+func (s *Store) read(ctx context.Context, tx pgx.Tx, slug string, forUpdate bool) (*Record, string, error) {
 	q := `SELECT doc, version, links FROM memories WHERE project = $1 AND slug = $2`
 	if forUpdate {
 		q += ` FOR UPDATE`
@@ -377,19 +508,19 @@ func (s *Store) get(ctx context.Context, tx pgx.Tx, slug string, forUpdate bool)
 	var links []string
 	err := tx.QueryRow(ctx, q, s.project, slug).Scan(&doc, &version, &links)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("%s in the enterprise scope: %w", slug, memory.ErrNotFound)
+		return nil, "", fmt.Errorf("%s in the enterprise scope: %w", slug, memory.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read memory %s: %w", slug, err)
+		return nil, "", fmt.Errorf("read memory %s: %w", slug, err)
 	}
 	m, err := memory.Parse([]byte(doc), slug+".md", memory.Enterprise, s.now())
 	if err != nil {
-		return nil, fmt.Errorf("memory %s is stored malformed: %w", slug, err)
+		return nil, "", fmt.Errorf("memory %s is stored malformed: %w", slug, err)
 	}
 	m.Path = s.Locator(slug)
 	// The links column, kept in step with the graph, is the truth.
 	m.Links = links
-	return &Record{Memory: m, Version: version}, nil
+	return &Record{Memory: m, Version: version}, doc, nil
 }
 
 // Update changes a memory with fn, provided it is still at version (the
@@ -398,13 +529,42 @@ func (s *Store) get(ctx context.Context, tx pgx.Tx, slug string, forUpdate bool)
 // mirrors added or removed links in the graph, in one transaction; on any
 // error nothing is written. A memory changed since version gives
 // ErrConflict.
+//
+// The rows to lock are the memory's and those of its links before and
+// after fn, and only fn tells the latter: so fn runs first on the memory
+// read without a lock, the union is locked (lockRows), and the memory read
+// again. fn runs again on that fresh copy if the memory changed in between
+// (fn must be safe to run twice); if its links then name a memory not
+// locked, the transaction starts again (errRelock).
 func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(*memory.Memory) error) (*Record, error) {
 	if err := memory.CheckSlug(slug); err != nil {
 		return nil, err
 	}
 	var out *Record
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
-		rec, err := s.get(ctx, tx, slug, true)
+		pre, preDoc, err := s.read(ctx, tx, slug, false)
+		if err != nil {
+			return err
+		}
+		preLinks := slices.Clone(pre.Links)
+		want := append([]string{slug}, preLinks...)
+		// fn is not run for a stale version: the check under the lock
+		// gives the conflict, as it did when fn only ran there.
+		var planned *memory.Memory
+		if version == 0 || pre.Version == version {
+			if fn(pre.Memory) == nil {
+				planned = pre.Memory
+				want = append(want, dedup(planned.Links)...)
+			}
+		}
+		locked, err := s.lockRows(ctx, tx, want)
+		if err != nil {
+			return err
+		}
+		if !locked[slug] {
+			return fmt.Errorf("%s in the enterprise scope: %w", slug, memory.ErrNotFound)
+		}
+		rec, doc, err := s.read(ctx, tx, slug, false)
 		if err != nil {
 			return err
 		}
@@ -412,16 +572,27 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 			return fmt.Errorf("update %s: you read version %d, the scope has version %d: %w; read it again and redo the change",
 				slug, version, rec.Version, ErrConflict)
 		}
-		m := rec.Memory
-		before := slices.Clone(m.Links)
-		if err := fn(m); err != nil {
-			return err
+		before := slices.Clone(rec.Links)
+		// Links change without a version (link, unlink, a linked
+		// memory's delete) and a deleted slug can be written again at
+		// version 1: the plan holds if the whole row is as read.
+		m := planned
+		if m == nil || rec.Version != pre.Version || doc != preDoc || !slices.Equal(rec.Links, preLinks) {
+			m = rec.Memory
+			if err := fn(m); err != nil {
+				return err
+			}
 		}
 		if m.Slug != slug {
 			return fmt.Errorf("update cannot change a slug (%s → %s)", slug, m.Slug)
 		}
 		now := s.now()
 		m.Tags, m.Links, m.Files = dedup(m.Tags), dedup(m.Links), dedup(m.Files)
+		for _, l := range slices.Concat(before, m.Links) {
+			if !slices.Contains(want, l) {
+				return fmt.Errorf("update %s: link %s: %w", slug, l, errRelock)
+			}
+		}
 		m.Updated = now
 		if m.Updated.Before(m.Created) {
 			m.Created = m.Updated
@@ -429,14 +600,14 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 		if err := memory.Validate(m, now); err != nil {
 			return err
 		}
-		doc, err := memory.Marshal(m)
+		data, err := memory.Marshal(m)
 		if err != nil {
 			return err
 		}
 		terms, weights, n := weighTerms(m)
 		_, err = tx.Exec(ctx, `UPDATE memories SET type = $3, title = $4, tags = $5, severity = $6, files = $7, created = $8, updated = $9,
 			doc = $10, doclen = $11, links = $12, version = version + 1 WHERE project = $1 AND slug = $2`,
-			s.project, slug, string(m.Type), m.Title, nonNil(m.Tags), m.Severity, nonNil(m.Files), m.Created, m.Updated, string(doc), n, nonNil(m.Links))
+			s.project, slug, string(m.Type), m.Title, nonNil(m.Tags), m.Severity, nonNil(m.Files), m.Created, m.Updated, string(data), n, nonNil(m.Links))
 		if err != nil {
 			return fmt.Errorf("update memory %s: %w", slug, explain(err))
 		}
@@ -452,11 +623,12 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 				added = append(added, l)
 			}
 		}
-		if err := s.linkExisting(ctx, tx, slug, added, now); err != nil {
+		if err := s.linkExisting(ctx, tx, slug, added, locked, now); err != nil {
 			return err
 		}
 		for _, l := range before {
-			if !slices.Contains(m.Links, l) {
+			// A link to a memory absent when locked has no edge.
+			if !slices.Contains(m.Links, l) && locked[l] {
 				if _, err := s.unlink(ctx, tx, slug, l, ""); err != nil {
 					return err
 				}
@@ -465,8 +637,7 @@ func (s *Store) Update(ctx context.Context, slug string, version int64, fn func(
 		if err := s.notify(ctx, tx, slug); err != nil {
 			return err
 		}
-		rec.Version++
-		out = rec
+		out = &Record{Memory: m, Version: rec.Version + 1}
 		return nil
 	})
 	if err != nil {
@@ -482,8 +653,15 @@ func (s *Store) Delete(ctx context.Context, slug string, version int64) error {
 		return err
 	}
 	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		locked, err := s.lockWithLinkers(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		if !locked[slug] {
+			return fmt.Errorf("%s in the enterprise scope: %w", slug, memory.ErrNotFound)
+		}
 		var have int64
-		err := tx.QueryRow(ctx, `DELETE FROM memories WHERE project = $1 AND slug = $2 RETURNING version`, s.project, slug).Scan(&have)
+		err = tx.QueryRow(ctx, `DELETE FROM memories WHERE project = $1 AND slug = $2 RETURNING version`, s.project, slug).Scan(&have)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%s in the enterprise scope: %w", slug, memory.ErrNotFound)
 		}
@@ -493,8 +671,11 @@ func (s *Store) Delete(ctx context.Context, slug string, version int64) error {
 		if version != 0 && have != version {
 			return fmt.Errorf("delete %s: you read version %d, the scope has version %d: %w", slug, version, have, ErrConflict)
 		}
-		// Other memories' links to it go too (the edges went by cascade).
-		if _, err := tx.Exec(ctx, `UPDATE memories SET links = array_remove(links, $2) WHERE project = $1 AND $2 = ANY(links)`, s.project, slug); err != nil {
+		// Other memories' links to it go too (the edges went by cascade,
+		// which locks no memory); they are all locked (lockWithLinkers),
+		// and only rows locked are written.
+		if _, err := tx.Exec(ctx, `UPDATE memories SET links = array_remove(links, $2) WHERE project = $1 AND $2 = ANY(links) AND slug = ANY($3)`,
+			s.project, slug, slices.Collect(maps.Keys(locked))); err != nil {
 			return fmt.Errorf("delete memory %s: %w", slug, err)
 		}
 		return s.notify(ctx, tx, slug)
@@ -517,7 +698,15 @@ func (s *Store) Rename(ctx context.Context, from, to string, version int64) erro
 		return fmt.Errorf("rename %s: the new slug is the old one", from)
 	}
 	return s.writeTx(ctx, func(tx pgx.Tx) error {
-		rec, err := s.get(ctx, tx, from, true)
+		// to as well: taken, it makes the rename fail, after its writer.
+		locked, err := s.lockWithLinkers(ctx, tx, from, to)
+		if err != nil {
+			return err
+		}
+		rec, err := s.get(ctx, tx, from, false)
+		if err == nil && !locked[from] {
+			err = fmt.Errorf("%s in the enterprise scope: %w", from, memory.ErrNotFound)
+		}
 		if errors.Is(err, memory.ErrNotFound) {
 			return fmt.Errorf("rename %s: %w (another writer may have renamed or deleted it; nothing changed)", from, err)
 		}
@@ -552,8 +741,10 @@ func (s *Store) Rename(ctx context.Context, from, to string, version int64) erro
 		}
 		// The links column is the truth (get); the other memories' docs
 		// are rewritten from it when they are next updated.
+		// (The linkers are locked, as for Delete; the edges follow by
+		// cascade, which locks no memory.)
 		if _, err := tx.Exec(ctx, `UPDATE memories SET links = array_replace(links, $2, $3), version = version + 1
-			WHERE project = $1 AND $2 = ANY(links)`, s.project, from, to); err != nil {
+			WHERE project = $1 AND $2 = ANY(links) AND slug = ANY($4)`, s.project, from, to, slices.Collect(maps.Keys(locked))); err != nil {
 			return fmt.Errorf("rename %s: relink: %w", from, explain(err))
 		}
 		if err := s.notify(ctx, tx, from); err != nil {
@@ -571,7 +762,23 @@ func (s *Store) Link(ctx context.Context, from, to, label string) error {
 			return err
 		}
 	}
+	// Self-links and bad labels are refused before any lock, as link
+	// refuses them.
+	if err := memory.NewGraph().Link(from, to, label, s.now()); err != nil {
+		return err
+	}
 	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		locked, err := s.lockRows(ctx, tx, []string{from, to})
+		if err != nil {
+			return err
+		}
+		// A missing end would fail the edge's foreign key; say so before,
+		// as that error does (link), rather than check a row not locked.
+		for _, sl := range []string{from, to} {
+			if !locked[sl] {
+				return fmt.Errorf("link %s -> %s: %s in the enterprise scope: %w (links stay within a scope)", from, to, sl, memory.ErrNotFound)
+			}
+		}
 		if err := s.link(ctx, tx, from, to, label, s.now()); err != nil {
 			return err
 		}
@@ -583,6 +790,9 @@ func (s *Store) Link(ctx context.Context, from, to, label string) error {
 // is "") in both directions.
 func (s *Store) Unlink(ctx context.Context, from, to, label string) error {
 	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.lockRows(ctx, tx, []string{from, to}); err != nil {
+			return err
+		}
 		n, err := s.unlink(ctx, tx, from, to, label)
 		if err != nil {
 			return err

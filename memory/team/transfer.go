@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +47,21 @@ func (s *Store) Import(ctx context.Context, ms *memory.Store, from memory.Scope)
 	}
 	rep := &ImportReport{From: from, Skipped: skipped}
 	now := s.now()
+	// Inserted in one order (by slug): two imports of the same memories
+	// wait for each other's inserts in that order, never in a cycle.
+	mems = slices.SortedFunc(slices.Values(mems), func(a, b *memory.Memory) int { return strings.Compare(a.Slug, b.Slug) })
+	named := make([]string, 0, len(mems))
+	for _, m := range mems {
+		named = append(named, m.Slug)
+		named = append(named, m.Links...)
+	}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
+		// The memories the rows name, before any other lock (writeTx):
+		// a memory being deleted or renamed keeps its linkers still while
+		// it is (lockWithLinkers). The edges join only rows this inserts.
+		if _, err := s.lockRows(ctx, tx, named); err != nil {
+			return err
+		}
 		in := map[string]bool{}
 		for _, m := range mems {
 			if err := memory.Validate(m, now); err != nil {
