@@ -41,10 +41,14 @@ uninstall:
 # here and run with go run, so it needs no install and, once its module is
 # in the Go module cache, no network. Cross-building ctxls-core needs cgo
 # cross-compilers: linux/arm64 takes Debian's gcc-aarch64-linux-gnu
-# (decision 0108 says which platforms and why).
+# (decision 0108 says which platforms and why). The .vsix also goes beside
+# the archives, as checksums.txt lists it: `sha256sum -c checksums.txt` in
+# dist/release/ checks every file it names.
 GORELEASER_VERSION := v2.15.1
 dist: ext-package
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean --skip=publish
+	cp ctxls-*.vsix dist/release/
+	cd dist/release && sha256sum --quiet -c checksums.txt
 
 # run is the main job on this repository: build, index it, and show the
 # auto-context for a question about it.
