@@ -7,7 +7,7 @@ TAGS      := sqlite_fts5
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
-BENCH_ROOT ?= $(shell $(GO) env GOROOT)/src
+BENCH_ROOT ?= $(shell $(GO) env GOROOT 2>/dev/null)/src
 
 .PHONY: all build install uninstall dist run test test-go test-fuzz test-race e2e-deps lint bench bench-index bench-query bench-hooks bench-memory bench-lsp bench-scale clean \
 	ext ext-deps ext-test ext-protocol-test ext-package ext-e2e-deps ext-e2e test-ext
@@ -24,15 +24,26 @@ build:
 # install puts both programs in one directory, as go install would: $(GOBIN),
 # else $(GOPATH)/bin, or $(PREFIX)/bin when PREFIX is given (DESTDIR for
 # packagers). They go together: ctxls runs the ctxls-core beside it.
+# Under sudo, go is often not on PATH (Debian's secure_path leaves out
+# /usr/local/go/bin): install then copies what `make build` left in bin/,
+# and needs PREFIX, as it cannot ask go for GOPATH.
 PREFIX ?=
-GOBIN  ?= $(shell $(GO) env GOBIN)
-BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(if $(GOBIN),$(GOBIN),$(shell $(GO) env GOPATH)/bin))
-install: build
+GOBIN  ?= $(shell $(GO) env GOBIN 2>/dev/null)
+BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(if $(GOBIN),$(GOBIN),$(shell $(GO) env GOPATH 2>/dev/null)/bin))
+HAVE_GO := $(shell command -v $(GO) 2>/dev/null)
+install: $(if $(HAVE_GO),build)
+ifeq ($(HAVE_GO),)
+	@if [ -z '$(PREFIX)' ] && [ '$(origin GOBIN)' = file ]; then echo "make install: $(GO) is not on PATH (under sudo?); say where: make install PREFIX=/usr/local" >&2; exit 1; fi
+	@if [ ! -x bin/ctxls-core ] || [ ! -x bin/ctxls ]; then echo "make install: $(GO) is not on PATH (under sudo?) and bin/ has no build: run make build first, as yourself" >&2; exit 1; fi
+endif
 	install -d '$(DESTDIR)$(BINDIR)'
 	install -m 0755 bin/ctxls-core bin/ctxls '$(DESTDIR)$(BINDIR)/'
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on PATH; add it (export PATH=\"$(BINDIR):\$$PATH\") so that ctxls and its hooks find it" >&2;; esac
 
 uninstall:
+ifeq ($(HAVE_GO),)
+	@if [ -z '$(PREFIX)' ] && [ '$(origin GOBIN)' = file ]; then echo "make uninstall: $(GO) is not on PATH (under sudo?); say where: make uninstall PREFIX=/usr/local" >&2; exit 1; fi
+endif
 	rm -f '$(DESTDIR)$(BINDIR)/ctxls' '$(DESTDIR)$(BINDIR)/ctxls-core'
 
 # dist builds the release archives into dist/release/ (.goreleaser.yaml):
@@ -41,10 +52,14 @@ uninstall:
 # here and run with go run, so it needs no install and, once its module is
 # in the Go module cache, no network. Cross-building ctxls-core needs cgo
 # cross-compilers: linux/arm64 takes Debian's gcc-aarch64-linux-gnu
-# (decision 0108 says which platforms and why).
+# (decision 0108 says which platforms and why). The .vsix also goes beside
+# the archives, as checksums.txt lists it: `sha256sum -c checksums.txt` in
+# dist/release/ checks every file it names.
 GORELEASER_VERSION := v2.15.1
 dist: ext-package
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean --skip=publish
+	cp ctxls-*.vsix dist/release/
+	cd dist/release && sha256sum --quiet -c checksums.txt
 
 # run is the main job on this repository: build, index it, and show the
 # auto-context for a question about it.

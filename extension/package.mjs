@@ -2,7 +2,7 @@
 // by `make build` inside it (dist/bin/<platform>-<arch>/ctxls, ctxls-core), so the
 // extension works where ctxls is not on PATH. Usage: node extension/package.mjs
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const target = `${process.platform}-${process.arch}`;
@@ -25,6 +25,13 @@ for (const name of [exe, process.platform === "win32" ? "ctxls-core.exe" : "ctxl
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 const out = `ctxls-${target}-${version}.vsix`;
+// One .vsix per platform: `make dist` puts every ctxls-<platform>-*.vsix in
+// the archive, so one left by an earlier version must not ride along.
+for (const f of readdirSync(".")) {
+	if (f.startsWith(`ctxls-${target}-`) && f.endsWith(".vsix") && f !== out) {
+		rmSync(f);
+	}
+}
 const vsce = join("node_modules", ".bin", process.platform === "win32" ? "vsce.cmd" : "vsce");
 execFileSync(vsce, ["package", "--no-dependencies", "--skip-license", "--target", target, "--out", out], {
 	stdio: "inherit",

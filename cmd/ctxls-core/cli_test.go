@@ -13,13 +13,13 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// allCommands returns every command of the full tree but cobra's own
-// (help, completion), which are not ctxls's to document.
+// allCommands returns every command of the full tree a person can see,
+// cobra's help and completion included: their help is ctxls's too.
 func allCommands() []*cobra.Command {
 	var out []*cobra.Command
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+		if c.Hidden {
 			return
 		}
 		out = append(out, c)

@@ -112,6 +112,14 @@ var examples = map[string]string{
   ctxls memory think conclude "Keep Redis, add a replica" --promote decision --tags storage`,
 	"memory think delete":  `  ctxls memory think delete <ID>`,
 	"memory think catalog": `  ctxls memory think catalog           # the agents and output styles --agent, --style and --auto may use`,
+	"help":                 `  ctxls help memory write             # the same as ctxls memory write --help`,
+	"completion": `  ctxls completion bash > ~/.local/share/bash-completion/completions/ctxls
+  ctxls completion zsh > "${fpath[1]}/_ctxls"`,
+	"completion bash": `  source <(ctxls completion bash)     # in this shell only
+  ctxls completion bash > ~/.local/share/bash-completion/completions/ctxls`,
+	"completion zsh":        `  ctxls completion zsh > "${fpath[1]}/_ctxls"   # then start a new shell`,
+	"completion fish":       `  ctxls completion fish > ~/.config/fish/completions/ctxls.fish`,
+	"completion powershell": `  ctxls completion powershell | Out-String | Invoke-Expression`,
 }
 
 // setExamples gives each command of the tree under c its example.

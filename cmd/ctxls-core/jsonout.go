@@ -11,8 +11,9 @@ import (
 
 // dataKeys are the keys whose object value is a map of data (a kind, a
 // language, a skip reason, a memory's slug to its figure): their keys are
-// values, printed as they are. Every other object key is a field name.
-var dataKeys = map[string]bool{"by_kind": true, "by_lang": true, "skip_reasons": true, "skipped": true, "quality": true, "problems": true, "links_by_memory": true, "terms": true}
+// values, printed as they are (changed and renamed: memory import's slugs).
+// Every other object key is a field name.
+var dataKeys = map[string]bool{"by_kind": true, "by_lang": true, "skip_reasons": true, "skipped": true, "quality": true, "problems": true, "links_by_memory": true, "terms": true, "changed": true, "renamed": true}
 
 // writeJSON prints v as one indented JSON object in the one style of
 // every --json output (docs/json.md, decision 0098): snake_case keys, and

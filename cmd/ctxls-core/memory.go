@@ -579,6 +579,12 @@ func newMemoryDeleteCmd() *cobra.Command {
 			if err := f.delete(ctx, ms, sc, args[0]); err != nil {
 				return err
 			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Deleted string       `json:"deleted"`
+					Scope   memory.Scope `json:"scope"`
+				}{args[0], sc})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s (%s scope)\n", args[0], sc)
 			return nil
 		}),
@@ -586,6 +592,18 @@ func newMemoryDeleteCmd() *cobra.Command {
 	f.flags(cmd, "scope of the memory (default: where it is found)")
 	cmd.Flags().Int64Var(&f.version, "version", 0, "enterprise scope on PostgreSQL: delete only if still at this version")
 	return cmd
+}
+
+// memoryLinks is `memory link --json`: the two directed links written.
+type memoryLinks struct {
+	Scope  memory.Scope `json:"scope"`
+	Linked []memoryLink `json:"linked"`
+}
+
+type memoryLink struct {
+	From  string `json:"from"`
+	Label string `json:"label"`
+	To    string `json:"to"`
 }
 
 func newMemoryLinkCmd(link bool) *cobra.Command {
@@ -608,11 +626,23 @@ func newMemoryLinkCmd(link bool) *cobra.Command {
 				if err := f.link(ctx, ms, sc, args[0], args[1], label, true); err != nil {
 					return err
 				}
+				if f.asJSON {
+					return writeJSON(cmd.OutOrStdout(), memoryLinks{Scope: sc, Linked: []memoryLink{
+						{args[0], label, args[1]}, {args[1], memory.Inverse(label), args[0]},
+					}})
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s -[%s]-> %s, %s -[%s]-> %s\n", args[0], label, args[1], args[1], memory.Inverse(label), args[0])
 				return nil
 			}
 			if err := f.link(ctx, ms, sc, args[0], args[1], label, false); err != nil {
 				return err
+			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Scope    memory.Scope `json:"scope"`
+					Unlinked []string     `json:"unlinked"`
+					Label    string       `json:"label,omitempty"`
+				}{sc, []string{args[0], args[1]}, label})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "unlinked %s and %s\n", args[0], args[1])
 			return nil
@@ -836,6 +866,13 @@ func newMemoryImportCmd() *cobra.Command {
 				return err
 			}
 			if f.asJSON {
+				// Empty top-level lists are [] (docs/json.md).
+				if r.Skipped == nil {
+					r.Skipped = []memory.Skipped{}
+				}
+				if r.SkippedEdges == nil {
+					r.SkippedEdges = []string{}
+				}
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
 			w := cmd.OutOrStdout()

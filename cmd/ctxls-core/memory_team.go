@@ -353,6 +353,9 @@ func (f *memoryCmd) importTeam(cmd *cobra.Command, ms *memory.Store, src string)
 		return err
 	}
 	if f.asJSON {
+		if r.Skipped == nil {
+			r.Skipped = []memory.Skipped{} // empty top-level lists are [] (docs/json.md)
+		}
 		return writeJSON(cmd.OutOrStdout(), r)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "imported %d memories and %d edges into the enterprise scope (schema %s)\n", r.Memories, r.Edges, ts.Schema())

@@ -87,9 +87,11 @@ func TestMemoryCLIEnterpriseOnPostgres(t *testing.T) {
 		t.Fatalf("health: %s", out)
 	}
 	// Round trip: the project scope in, everything out as files.
-	run(0, "import", "--scope", "enterprise", "project")
+	docs := documentedJSON(t)
+	checkJSONDoc(t, docs, "memory import --scope enterprise --json", "ctxls memory import --scope enterprise --json",
+		run(0, "import", "--json", "--scope", "enterprise", "project"))
 	out := t.TempDir()
-	run(0, "export", "--scope", "enterprise", out)
+	checkJSONDoc(t, docs, "memory export --json", "ctxls memory export --json", run(0, "export", "--json", "--scope", "enterprise", out))
 	for _, slug := range []string{"gotcha-flock-needs-an-open-file", "decision-lock-files-beside-the-data", "learning-a-project-note-about-locks"} {
 		if _, err := os.Stat(filepath.Join(out, slug+".md")); err != nil {
 			t.Fatalf("export lacks %s: %v", slug, err)

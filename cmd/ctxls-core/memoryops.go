@@ -126,6 +126,13 @@ func newMemoryRenameCmd() *cobra.Command {
 			if err := f.rename(cmd.Context(), ms, sc, args[0], args[1]); err != nil {
 				return err
 			}
+			if f.asJSON {
+				m, err := f.get(cmd.Context(), ms, sc, args[1])
+				if err != nil {
+					return err
+				}
+				return writeJSON(cmd.OutOrStdout(), m.Summary())
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "renamed %s → %s (%s scope)\n", args[0], args[1], sc)
 			return nil
 		}),

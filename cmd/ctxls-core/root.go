@@ -58,6 +58,10 @@ hooks, a language server that follows the editor, and an MCP server.`,
 	for _, c := range commands {
 		root.AddCommand(c.new())
 	}
+	// cobra's own help and completion commands, made now rather than by
+	// Execute so that setExamples gives their help an example too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

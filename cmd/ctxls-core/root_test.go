@@ -16,18 +16,20 @@ func TestCommandNames(t *testing.T) {
 }
 
 // TestRootCmdForArgs checks which commands the tree holds: the named one
-// alone, or all of them for help and unknown names.
+// alone, or all of them, with cobra's help and completion, for help and
+// unknown names.
 func TestRootCmdForArgs(t *testing.T) {
+	full := len(commands) + 2
 	tests := []struct {
 		args []string
 		want int
 	}{
 		{[]string{"hook", "post-tool-use"}, 1},
 		{[]string{"query", "--json", "x"}, 1},
-		{nil, len(commands)},
-		{[]string{"--help"}, len(commands)},
-		{[]string{"help", "hook"}, len(commands)},
-		{[]string{"hoook"}, len(commands)},
+		{nil, full},
+		{[]string{"--help"}, full},
+		{[]string{"help", "hook"}, full},
+		{[]string{"hoook"}, full},
 	}
 	for _, tt := range tests {
 		if got := len(newRootCmd(tt.args).Commands()); got != tt.want {

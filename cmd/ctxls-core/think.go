@@ -260,6 +260,12 @@ func newThinkUseCmd() *cobra.Command {
 			if err := ts.Use(cmd.Context(), sc, args[0]); err != nil {
 				return err
 			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Scope   memory.Scope `json:"scope"`
+					Current string       `json:"current"`
+				}{sc, args[0]})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "current: %s\n", args[0])
 			return nil
 		},
@@ -353,6 +359,12 @@ func newThinkDeleteCmd() *cobra.Command {
 			defer done()
 			if err := ts.Delete(cmd.Context(), sc, args[0]); err != nil {
 				return err
+			}
+			if f.asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Scope   memory.Scope `json:"scope"`
+					Deleted string       `json:"deleted"`
+				}{sc, args[0]})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", args[0])
 			return nil
