@@ -350,3 +350,26 @@ func RemoveGitignore(root string) (bool, error) {
 	}
 	return true, workspace.WriteFileAtomic(p, []byte(out), 0o644)
 }
+
+// Installed reports whether the Claude Code settings file at path holds a
+// hook handler ctxls wrote; a missing file holds none.
+func Installed(path string) (bool, error) {
+	doc, _, err := readJSON(path)
+	if err != nil {
+		return false, err
+	}
+	hooksObj, _ := doc["hooks"].(map[string]any)
+	for _, groups := range hooksObj {
+		list, _ := groups.([]any)
+		for _, g := range list {
+			gm, _ := g.(map[string]any)
+			hs, _ := gm["hooks"].([]any)
+			for _, h := range hs {
+				if hm, _ := h.(map[string]any); hm != nil && isOurs(hm) {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, nil
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/install"
 	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
 	"github.com/ctxls/ctxls/store"
@@ -135,6 +138,9 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 	out, err := hooks.Run(cmd.Context(), event, data, opts)
 	if err != nil {
 		log.Info("hook answered nothing", zap.String("event", event), zap.Error(err), zap.Duration("took", time.Since(start)))
+		if name, _ := hookevent.FromArg(event); errors.Is(err, hooks.ErrNoIndex) && name == hookevent.SessionStart {
+			noIndex(cmd.OutOrStdout(), logRoot)
+		}
 		if store.IsCorrupt(err) {
 			// Damaged pages surface only in the queries that meet them (Open
 			// reads the headers): the damaged file is moved aside so that
@@ -154,4 +160,35 @@ func runHook(cmd *cobra.Command, event, root string, opts hooks.Options) {
 		fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	}
 	log.Debug("hook done", zap.String("event", event), zap.Duration("took", time.Since(start)))
+}
+
+// noIndex answers the start of a session in a workspace without an index.
+// A project whose own settings run ctxls's hooks (a teammate's fresh clone
+// of a repository where someone ran `ctxls init`) gets its first index
+// built in the background, as a damaged one is; a workspace that only the
+// person's global settings reach is left alone, as it may be any
+// directory. Either way the person, not the model, is told why no code
+// context comes yet, once per session.
+func noIndex(w io.Writer, root string) {
+	project := false
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		if ok, err := install.Installed(filepath.Join(root, ".claude", name)); err == nil && ok {
+			project = true
+		}
+	}
+	msg := fmt.Sprintf("ctxls: %s has no index yet, so no code context is added; run `ctxls index` there to build it.", root)
+	if project && workspace.EnsureDir(root) == nil {
+		log := zap.NewNop()
+		if l, err := logging.File(filepath.Join(workspace.Dir(root), "ctxls.log"), "info"); err == nil {
+			log = l
+			defer l.Sync()
+		}
+		if heal(root, "the first session of a project whose settings run ctxls's hooks, with no index", log) {
+			msg = fmt.Sprintf("ctxls: indexing %s for the first time, in the background; code context is added once it is done (`ctxls stats` shows how far it is).", root)
+		}
+	}
+	out, _ := json.Marshal(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{msg})
+	fmt.Fprintln(w, string(out))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/damage"
+	"github.com/ctxls/ctxls/store"
 )
 
 // ctxls runs the built binary.
@@ -237,14 +239,26 @@ func TestInitTeamFilesArePortable(t *testing.T) {
 	if h.Command != "ctxls" {
 		t.Fatalf("the shared hook runs %q, want ctxls from PATH", h.Command)
 	}
-	if _, _, code := ctxls(t, clone, "index"); code != 0 {
-		t.Fatalf("index in the clone: exit %d", code)
+	// The clone has no index: the first session's start builds it in the
+	// background and tells the person so (systemMessage), not the model.
+	start := settings.Hooks["SessionStart"][0].Hooks[0]
+	first := exec.Command(start.Command, start.Args...)
+	first.Dir = clone
+	first.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0")
+	first.Stdin = strings.NewReader(`{"session_id":"clone-0","hook_event_name":"SessionStart","source":"startup","cwd":"` + clone + `"}`)
+	out, err := first.Output()
+	var notice struct {
+		SystemMessage string `json:"systemMessage"`
 	}
+	if err != nil || json.Unmarshal(out, &notice) != nil || !strings.Contains(notice.SystemMessage, "indexing "+clone+" for the first time") {
+		t.Fatalf("the first session start in the clone: %v %q", err, out)
+	}
+	waitIndexed(t, clone)
 	hook := exec.Command(h.Command, h.Args...)
 	hook.Dir = clone
 	hook.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0")
 	hook.Stdin = strings.NewReader(`{"session_id":"clone-1","hook_event_name":"UserPromptSubmit","cwd":"` + clone + `","prompt":"fix Greet in main.go"}`)
-	out, err := hook.Output()
+	out, err = hook.Output()
 	if err != nil || !strings.Contains(string(out), "func Greet()") {
 		t.Fatalf("the shared hook in the clone: %v %q", err, out)
 	}
@@ -395,5 +409,64 @@ func waitUnlocked(t *testing.T, root string) {
 		if time.Now().After(deadline) {
 			t.Fatal("the index is still locked a minute later")
 		}
+	}
+}
+
+// waitIndexed waits until no `index --root root` process runs and root has
+// an index, failing the test after a minute.
+func waitIndexed(t *testing.T, root string) {
+	t.Helper()
+	marker := []byte("index\x00--root\x00" + root + "\x00")
+	for deadline := time.Now().Add(time.Minute); ; {
+		running := false
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range cmdlines {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, marker) {
+				running = true
+				break
+			}
+		}
+		if _, err := os.Stat(store.Path(root)); err == nil && !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no index of %s after a minute", root)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A session that starts in a directory with no index, where only the
+// person's own settings could have run the hook, is told how to build one;
+// nothing is written there.
+func TestSessionStartWithoutIndex(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	bin := os.Getenv("CTXLS_BIN")
+	if bin == "" {
+		t.Skip("CTXLS_BIN not set (run through make test)")
+	}
+	cmd := exec.Command(bin, "hook", "session-start")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0", "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"SessionStart","source":"startup","cwd":"` + dir + `"}`)
+	out, err := cmd.Output()
+	var notice struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err != nil || json.Unmarshal(out, &notice) != nil || !strings.Contains(notice.SystemMessage, "no index yet") ||
+		!strings.Contains(notice.SystemMessage, "ctxls index") {
+		t.Fatalf("session start without an index: %v %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ctxls")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the hook wrote into a directory that did not install ctxls: %v", err)
+	}
+	// Other events stay silent: the notice is once per session.
+	cmd = exec.Command(bin, "hook", "user-prompt-submit")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0", "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"UserPromptSubmit","cwd":"` + dir + `","prompt":"fix Greet"}`)
+	if out, err := cmd.Output(); err != nil || len(bytes.TrimSpace(out)) != 0 {
+		t.Errorf("prompt without an index: %v %q", err, out)
 	}
 }
