@@ -29,7 +29,8 @@ type ImportReport struct {
 // Import copies a file scope of ms into the enterprise database in one
 // transaction: every memory with its file as written (timestamps, unknown
 // frontmatter keys and dangling links kept) and every graph edge with its
-// label and time. Memories that break the seed's rules, or whose slug the
+// label and time; a link to a memory the database already had becomes an
+// edge pair, as a Write's does. Memories that break the seed's rules, or whose slug the
 // database already has, are skipped and reported, never half-written; run
 // `ctxls memory import` into a file scope first to normalise a plugin
 // store.
@@ -99,6 +100,33 @@ func (s *Store) Import(ctx context.Context, ms *memory.Store, from memory.Scope)
 					return fmt.Errorf("import edge %s -[%s]-> %s: %w", src, e.Label, e.Target, explain(err))
 				}
 				rep.Edges += int(tag.RowsAffected())
+			}
+		}
+		// A link to a memory the database already had becomes an edge in
+		// both directions, mirrored in that memory's links, as a Write's
+		// does: otherwise only the imported side would name it. Both rows
+		// are locked above (named).
+		for _, m := range mems {
+			if !in[m.Slug] {
+				continue
+			}
+			for _, l := range m.Links {
+				if in[l] || l == m.Slug {
+					continue
+				}
+				var exists bool
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE project = $1 AND slug = $2)`, s.project, l).Scan(&exists); err != nil {
+					return err
+				}
+				if !exists {
+					continue // a dangling link stays in the frontmatter, as in a file scope
+				}
+				switch err := s.link(ctx, tx, m.Slug, l, memory.DefaultLabel, now); {
+				case err == nil:
+					rep.Edges += 2
+				case !errors.Is(err, memory.ErrDuplicateLink):
+					return err
+				}
 			}
 		}
 		return s.notify(ctx, tx, "")

@@ -176,3 +176,59 @@ func TestSearchRanksLikeTheFileScopes(t *testing.T) {
 		t.Fatalf("only %d hits compared: the queries miss the fixture", compared)
 	}
 }
+
+// An imported memory that links to a memory the database already holds
+// gets the edge in both directions, and that memory's links name it back,
+// as a Write of the same memory would; a link to no memory stays a
+// dangling link of the frontmatter.
+func TestImportLinksToExistingMemories(t *testing.T) {
+	s := openTeam(t, schemaFor(t))
+	ctx := context.Background()
+	if _, err := s.Write(ctx, newMem("decision-existing", memory.Decision, "db")); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	st, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ms, err := memory.Open(memory.Options{Root: root, Home: filepath.Join(root, "home"), Index: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMem("learning-new", memory.Learning, "db")
+	m.Scope, m.Links = memory.Project, []string{"decision-existing", "gotcha-nowhere"}
+	if err := ms.Write(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Import(ctx, ms, memory.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Memories != 1 || rep.Edges != 2 {
+		t.Fatalf("import: %+v, want 1 memory and one edge pair", rep)
+	}
+	g, err := s.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(g.Adj["learning-new"], func(e memory.Edge) bool { return e.Target == "decision-existing" }) ||
+		!slices.ContainsFunc(g.Adj["decision-existing"], func(e memory.Edge) bool { return e.Target == "learning-new" }) {
+		t.Fatalf("no edge pair between the imported and the existing memory: %v", g.Adj)
+	}
+	existing, err := s.Get(ctx, "decision-existing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(existing.Memory.Links, "learning-new") {
+		t.Errorf("the existing memory's links do not name the imported one: %v", existing.Memory.Links)
+	}
+	imported, err := s.Get(ctx, "learning-new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(imported.Memory.Links, "gotcha-nowhere") {
+		t.Errorf("the dangling link was dropped: %v", imported.Memory.Links)
+	}
+}
