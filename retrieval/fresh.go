@@ -261,11 +261,12 @@ func freshen(ctx context.Context, st *store.Store, req Request, resp *Response, 
 		return check()
 	}
 	stale, err := check()
-	if err == nil && st.Commits() != resp.commits {
-		// This process re-indexed between the query and the check (the
-		// daemon's follow loop shares its connection): the rows just
-		// checked may be newer than the results, whose lines would then
-		// be left out as wrong at render. Ask again.
+	if err == nil && st.Generation(ctx) != resp.generation {
+		// The index was re-indexed between the query and the check: by
+		// this process (the daemon's follow loop shares its connection)
+		// or by another (a background index run after a checkout). The
+		// rows just checked may be newer than the results, whose lines
+		// would then be rendered from the wrong place. Ask again.
 		stale, err = requery()
 	}
 	if err != nil {

@@ -102,8 +102,9 @@ type Response struct {
 	Terms    map[string]float64 `json:"terms"` // term → weight × idf
 	Abstain  bool               `json:"abstained"`
 	Reason   string             `json:"reason,omitempty"`
-	// commits is the store's Commits when the query began (see freshen).
-	commits uint64
+	// generation is the store's Generation when the query began (see
+	// freshen).
+	generation uint64
 }
 
 // Field weights for BM25F: an identifier's own name and qualified name are
@@ -203,7 +204,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if req.Limit <= 0 {
 		req.Limit = 10
 	}
-	resp := &Response{Terms: map[string]float64{}, commits: st.Commits()}
+	resp := &Response{Terms: map[string]float64{}, generation: st.Generation(ctx)}
 	messageTriggers := req.MessageTriggers
 	if messageTriggers == nil {
 		messageTriggers = analyzer.Message(req.Text)

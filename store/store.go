@@ -53,6 +53,10 @@ type Store struct {
 	// commits counts the index write transactions this Store committed
 	// (Commits).
 	commits atomic.Uint64
+	// single: every statement runs on one connection, so SQLite's
+	// data_version read on it tells of other processes' commits
+	// (Generation).
+	single bool
 }
 
 // Commits returns how many index write transactions this Store has
@@ -61,6 +65,27 @@ type Store struct {
 // daemon a re-index of the files a hook is about to render runs on the same
 // connection between the hook's statements.
 func (s *Store) Commits() uint64 { return s.commits.Load() }
+
+// Generation returns a number that changes whenever the index gets a new
+// commit: one of this Store's (Commits) or, on a store of one connection
+// (Options.SingleConnection, ReadOnly), one of any other connection or
+// process, which SQLite's data_version counts. A hook's query and the
+// freshness check of the files it renders are separate statements: a
+// background index run that re-indexes a file between them leaves the
+// file matching the disk while the results still hold its old lines. On
+// a store of many connections only its own commits show: each connection
+// counts others' commits on its own.
+func (s *Store) Generation(ctx context.Context) uint64 {
+	g := s.commits.Load()
+	if !s.single {
+		return g
+	}
+	var v uint64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return g
+	}
+	return g + v
+}
 
 // Path returns the index file of a workspace root.
 func Path(root string) string { return filepath.Join(workspace.Dir(root), "index.db") }
@@ -221,7 +246,7 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// statement and the next one opened anew, with a cold page cache.
 		db.SetMaxIdleConns(idleConns)
 	}
-	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
+	s := &Store{db: db, path: path, readOnly: opts.ReadOnly, single: opts.ReadOnly || opts.SingleConnection}
 	if !opts.ReadOnly {
 		s.state = openStateWriter(statePath(path), busy, opts.SingleConnection)
 	}

@@ -517,3 +517,48 @@ func TestUnmappedWriterRestoresTheMap(t *testing.T) {
 		t.Errorf("after commit the connection maps %d bytes, want %d", got, mmapSize)
 	}
 }
+
+// Generation changes with this Store's own commits and, on a store of one
+// connection, with another connection's (another process's) too: a hook
+// must see that a background index run re-indexed between its query and
+// its freshness check.
+func TestGenerationSeesOtherCommits(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	commit := func(s *Store, value string) {
+		t.Helper()
+		w, err := s.BeginWrite(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SetMeta(ctx, "test_generation", value); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook, err := Open(ctx, root, Options{SingleConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	other, err := Open(ctx, root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	g0 := hook.Generation(ctx)
+	if g := hook.Generation(ctx); g != g0 {
+		t.Fatalf("generation moved without a commit: %d → %d", g0, g)
+	}
+	commit(other, "1")
+	g1 := hook.Generation(ctx)
+	if g1 == g0 {
+		t.Fatal("another connection's commit left the generation as it was")
+	}
+	commit(hook, "2")
+	if g := hook.Generation(ctx); g == g1 {
+		t.Fatal("the store's own commit left the generation as it was")
+	}
+}
