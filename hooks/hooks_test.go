@@ -130,15 +130,24 @@ func contextOf(t *testing.T, event, out string) string {
 		return ""
 	}
 	var o struct {
-		HookSpecificOutput struct {
+		HookSpecificOutput *struct {
 			HookEventName     string `json:"hookEventName"`
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
+		// Shown to the person, not the model: the session-start notice
+		// of a workspace without an index.
+		SystemMessage string `json:"systemMessage"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
 		t.Fatalf("invalid hook JSON %q: %v", out, err)
+	}
+	if o.HookSpecificOutput == nil {
+		if o.SystemMessage == "" {
+			t.Errorf("hook JSON %q holds neither context nor a message", out)
+		}
+		return ""
 	}
 	if name, _ := hookevent.FromArg(event); o.HookSpecificOutput.HookEventName != name {
 		t.Errorf("hookEventName %q for %s", o.HookSpecificOutput.HookEventName, event)
