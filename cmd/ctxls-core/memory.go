@@ -465,7 +465,7 @@ func newMemorySearchCmd() *cobra.Command {
 				p := ms.Embedder()
 				if p == nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "ctxls: embeddings are disabled (embedding.provider %q): lexical results\n", ms.Config().Embedding.Provider)
-				} else if reranked, err := ms.Rerank(ctx, p, text, hits); err != nil {
+				} else if reranked, err := ms.RerankBodies(ctx, p, text, hits, f.teamBody(ctx)); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "ctxls: embeddings unavailable (%v): lexical results\n", err)
 				} else {
 					hits = reranked

@@ -404,3 +404,26 @@ func newMemoryExportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&as, "as", string(memory.Project), "the scope the files are for (their frontmatter's scope key)")
 	return cmd
 }
+
+// teamBody gives the body of a hit of the enterprise scope on PostgreSQL,
+// which has no file to read it from, for re-ranking with embeddings; nil
+// when the scope is not on PostgreSQL.
+func (f *memoryCmd) teamBody(ctx context.Context) func(memory.Hit) (string, bool) {
+	if !f.teamOn() {
+		return nil
+	}
+	return func(h memory.Hit) (string, bool) {
+		if h.Scope != memory.Enterprise {
+			return "", false
+		}
+		ts, err := f.openTeam(ctx)
+		if err != nil {
+			return "", false
+		}
+		rec, err := ts.Get(ctx, h.Slug)
+		if err != nil {
+			return "", false
+		}
+		return rec.Memory.Content, true
+	}
+}
