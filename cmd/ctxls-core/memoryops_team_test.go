@@ -79,7 +79,21 @@ func TestMemoryOpsOnTheEnterpriseDatabase(t *testing.T) {
 	if out := run(0, "show", "--scope", "enterprise", "gotcha-leak"); !strings.Contains(out, "Pool leak") {
 		t.Errorf("moved back: %s", out)
 	}
-	if out := run(0, "health", "--scope", "enterprise"); !strings.Contains(out, "enterprise scope: 3 memories") {
+	// A deliberation of the enterprise scope concludes into the database.
+	run(0, "think", "create", "--scope", "enterprise", "Should the pool grow?")
+	run(0, "think", "add", "--scope", "enterprise", "--non-interactive", "learning-pool says ten connections run out")
+	out := run(0, "think", "conclude", "--scope", "enterprise", "--promote", "decision", "Grow the pool to twenty")
+	slug := ""
+	if _, rest, ok := strings.Cut(out, "promoted to decision "); ok {
+		slug, _, _ = strings.Cut(rest, " ")
+	}
+	if slug == "" || !strings.Contains(out, "(enterprise scope), linked to: learning-pool") {
+		t.Fatalf("think conclude --promote: %s", out)
+	}
+	if out := run(0, "show", "--scope", "enterprise", slug); !strings.Contains(out, "Grow the pool to twenty") {
+		t.Errorf("the promoted conclusion is not in the database: %s", out)
+	}
+	if out := run(0, "health", "--scope", "enterprise"); !strings.Contains(out, "enterprise scope: 4 memories") {
 		t.Errorf("health: %s", out)
 	}
 }

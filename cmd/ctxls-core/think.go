@@ -29,7 +29,11 @@ func (f *thinkCmd) open(ctx context.Context) (*think.Store, memory.Scope, func()
 		done()
 		return nil, "", nil, err
 	}
-	return think.New(ms, nil), sc, done, nil
+	ts := think.New(ms, nil)
+	// A promotion to the enterprise scope on PostgreSQL goes to the
+	// database, as `memory write` does.
+	ts.WriteWith(func(ctx context.Context, m *memory.Memory) error { return f.write(ctx, ms, m) })
+	return ts, sc, done, nil
 }
 
 func newMemoryThinkCmd() *cobra.Command {

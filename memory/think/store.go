@@ -34,6 +34,9 @@ const dirName = ".thinking"
 type Store struct {
 	mem *memory.Store
 	now func() time.Time
+	// write saves a promoted conclusion: the memory store's Write, or
+	// what WriteWith set.
+	write func(context.Context, *memory.Memory) error
 }
 
 // New returns the thinking store beside a memory store; now nil means
@@ -42,8 +45,15 @@ func New(mem *memory.Store, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{mem: mem, now: now}
+	return &Store{mem: mem, now: now, write: mem.Write}
 }
+
+// WriteWith makes promoted conclusions go through write instead of the
+// memory store: the enterprise scope on PostgreSQL is written in its
+// database (the memory store holds only a read cache of it), while the
+// documents of that scope stay files of this machine, in the cache's
+// .thinking directory, which the cache's refresh leaves alone.
+func (s *Store) WriteWith(write func(context.Context, *memory.Memory) error) { s.write = write }
 
 // Memory returns the memory store the documents live beside.
 func (s *Store) Memory() *memory.Store { return s.mem }
@@ -450,7 +460,7 @@ func (s *Store) promote(ctx context.Context, d *Document, text string, p Promoti
 	}
 	m := &memory.Memory{Slug: slug, Type: p.Type, Title: t, Tags: tags, Links: links,
 		Scope: d.Scope, Content: promotedContent(d, text)}
-	if err := s.mem.Write(ctx, m); err != nil {
+	if err := s.write(ctx, m); err != nil {
 		return nil, fmt.Errorf("promote the conclusion of %s: %w", d.ID, err)
 	}
 	return m, nil
