@@ -821,7 +821,11 @@ func newMemoryRebuildCmd() *cobra.Command {
 				if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) && f.scope == "" {
 					continue
 				}
-				r, err := ms.Rebuild(cmd.Context(), sc)
+				rebuild := ms.Rebuild
+				if f.onTeam(sc) {
+					rebuild = f.rebuildTeam
+				}
+				r, err := rebuild(cmd.Context(), sc)
 				if err != nil {
 					return err
 				}

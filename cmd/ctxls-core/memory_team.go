@@ -427,3 +427,36 @@ func (f *memoryCmd) teamBody(ctx context.Context) func(memory.Hit) (string, bool
 		return rec.Memory.Content, true
 	}
 }
+
+// rebuildTeam is rebuild for the enterprise scope on PostgreSQL: the
+// database is the truth, so the local read cache is written again from it
+// (re-indexed for search by the next read), and the report counts what the
+// database holds and what its graph check finds.
+func (f *memoryCmd) rebuildTeam(ctx context.Context, sc memory.Scope) (memory.RebuildReport, error) {
+	ts, err := f.openTeam(ctx)
+	if err != nil {
+		return memory.RebuildReport{}, err
+	}
+	root, err := resolveRoot(f.root)
+	if err != nil {
+		return memory.RebuildReport{}, err
+	}
+	if _, err := ts.RefreshCache(ctx, config.EnterpriseCacheDir(root)); err != nil {
+		return memory.RebuildReport{}, fmt.Errorf("rebuild the enterprise scope's local cache: %w", err)
+	}
+	sums, err := ts.List(ctx)
+	if err != nil {
+		return memory.RebuildReport{}, err
+	}
+	rep := memory.RebuildReport{Scope: sc, Memories: len(sums), Skipped: []memory.Skipped{}}
+	g, err := ts.Graph(ctx)
+	if err != nil {
+		return rep, err
+	}
+	known := make(map[string]bool, len(sums))
+	for _, m := range sums {
+		known[m.Slug] = true
+	}
+	rep.Graph = g.Check(func(slug string) bool { return known[slug] })
+	return rep, nil
+}

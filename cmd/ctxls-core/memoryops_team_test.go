@@ -93,6 +93,9 @@ func TestMemoryOpsOnTheEnterpriseDatabase(t *testing.T) {
 	if out := run(0, "show", "--scope", "enterprise", slug); !strings.Contains(out, "Grow the pool to twenty") {
 		t.Errorf("the promoted conclusion is not in the database: %s", out)
 	}
+	if out := run(0, "rebuild", "--scope", "enterprise"); !strings.Contains(out, "enterprise: 4 memories") {
+		t.Errorf("rebuild: %s", out)
+	}
 	if out := run(0, "health", "--scope", "enterprise"); !strings.Contains(out, "enterprise scope: 4 memories") {
 		t.Errorf("health: %s", out)
 	}
