@@ -236,6 +236,10 @@ func TestMemoryCLIEnterpriseOffline(t *testing.T) {
 // role's rights, latency; and says so plainly when it is not reachable.
 func TestDoctorChecksTheEnterpriseDatabase(t *testing.T) {
 	root, home, env := teamWorkspace(t, "cli_doctor")
+	// doctor's canaries start the workspace's daemon, whose LISTEN then
+	// records the unreachable database in the cache: stopped before the
+	// workspace is removed, it cannot write it back into being.
+	t.Cleanup(func() { stopDaemon(t, root) })
 	if _, errOut, code := memctlEnv(t, root, home, env, "", "write", "--scope", "enterprise", "--type", "learning", "--title", "Doctor", "--tags", "x", "--content", "x"); code != 0 {
 		t.Fatal(errOut)
 	}
