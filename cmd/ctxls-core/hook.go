@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/install"
 	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
@@ -183,7 +184,9 @@ func noIndex(w io.Writer, root string) {
 			log = l
 			defer l.Sync()
 		}
-		if heal(root, "the first session of a project whose settings run ctxls's hooks, with no index", log) {
+		// Started now, or by an earlier session that is still at it (heal
+		// hands its lock to the indexer, which holds it to the end).
+		if heal(root, "the first session of a project whose settings run ctxls's hooks, with no index", log) || indexerRunning(root) {
 			msg = fmt.Sprintf("ctxls: indexing %s for the first time, in the background; code context is added once it is done (`ctxls stats` shows how far it is).", root)
 		}
 	}
@@ -191,4 +194,16 @@ func noIndex(w io.Writer, root string) {
 		SystemMessage string `json:"systemMessage"`
 	}{msg})
 	fmt.Fprintln(w, string(out))
+}
+
+// indexerRunning reports whether an index run holds root's index lock.
+func indexerRunning(root string) bool {
+	lock, free, err := index.TryLock(root)
+	if err != nil {
+		return false
+	}
+	if free {
+		lock.Close()
+	}
+	return !free
 }

@@ -470,3 +470,35 @@ func TestSessionStartWithoutIndex(t *testing.T) {
 		t.Errorf("prompt without an index: %v %q", err, out)
 	}
 }
+
+// A second session that starts while the first one's index run still
+// holds the index lock is told the index is being built, not asked to
+// build it.
+func TestSessionStartWhileTheFirstIndexRuns(t *testing.T) {
+	binOnPath(t)
+	repo := t.TempDir()
+	os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	git(t, repo, "init", "-q", "-b", "main")
+	if out, errOut, code := ctxls(t, repo, "init", "--no-index"); code != 0 {
+		t.Fatalf("init: %d %q %q", code, out, errOut)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, ".ctxls"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, free, err := index.TryLock(repo) // the first session's indexer
+	if err != nil || !free {
+		t.Fatalf("index lock: free %v, %v", free, err)
+	}
+	defer lock.Close()
+	cmd := exec.Command(os.Getenv("CTXLS_BIN"), "hook", "session-start")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "CTXLS_HOOK_DAEMON=0")
+	cmd.Stdin = strings.NewReader(`{"session_id":"s2","hook_event_name":"SessionStart","source":"startup","cwd":"` + repo + `"}`)
+	out, err := cmd.Output()
+	var notice struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err != nil || json.Unmarshal(out, &notice) != nil || !strings.Contains(notice.SystemMessage, "indexing "+repo+" for the first time") {
+		t.Fatalf("session start while the index is built: %v %q", err, out)
+	}
+}
