@@ -35,20 +35,28 @@ func fixtureDir(t testing.TB) string {
 func fixtureProject(t testing.TB) *memory.Store {
 	t.Helper()
 	ctx := context.Background()
+	ms := newFileStore(t)
+	if _, err := ms.Import(ctx, fixtureDir(t), memory.Project); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ms.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// newFileStore opens the memory store of a new workspace, with a
+// full-text index.
+func newFileStore(t testing.TB) *memory.Store {
+	t.Helper()
 	root := t.TempDir()
-	st, err := store.Open(ctx, root, store.Options{})
+	st, err := store.Open(context.Background(), root, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	ms, err := memory.Open(memory.Options{Root: root, Home: filepath.Join(root, "home"), Index: st})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ms.Import(ctx, fixtureDir(t), memory.Project); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ms.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return ms
@@ -187,16 +195,7 @@ func TestImportLinksToExistingMemories(t *testing.T) {
 	if _, err := s.Write(ctx, newMem("decision-existing", memory.Decision, "db")); err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	st, err := store.Open(ctx, root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ms, err := memory.Open(memory.Options{Root: root, Home: filepath.Join(root, "home"), Index: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := newFileStore(t)
 	m := newMem("learning-new", memory.Learning, "db")
 	m.Scope, m.Links = memory.Project, []string{"decision-existing", "gotcha-nowhere"}
 	if err := ms.Write(ctx, m); err != nil {
