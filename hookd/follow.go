@@ -129,6 +129,9 @@ type follower struct {
 	armed    bool
 	waiting  []syncCall
 	seq      int
+	// resident keeps the tracked paths and a parser between re-indexes
+	// (decision 0092).
+	resident index.Resident
 }
 
 // follow re-indexes the files that change on disk while the daemon runs,
@@ -144,6 +147,7 @@ func (d *daemon) follow(ctx context.Context) {
 		return
 	}
 	defer func() { f.tree.Close() }()
+	defer f.resident.Close()
 	f.quiet = time.NewTimer(followQuiet)
 	f.quiet.Stop()
 	for {
@@ -290,7 +294,7 @@ func (f *follower) flush(ctx context.Context) (index.Summary, error) {
 		changes[i] = index.Change{Path: p}
 	}
 	start := time.Now()
-	sum, err := index.Update(ctx, f.d.st, index.Options{Root: f.d.opts.Root, Config: f.cfg, Log: f.d.log, Workers: 1, LockTimeout: followLockWait}, changes)
+	sum, err := index.Update(ctx, f.d.st, index.Options{Root: f.d.opts.Root, Config: f.cfg, Log: f.d.log, Workers: 1, LockTimeout: followLockWait, Resident: &f.resident}, changes)
 	if err != nil {
 		f.d.log.Warn("follow files: re-index", zap.Int("files", len(paths)), zap.Error(err))
 		// Not lost for good: the next walk (or render) catches up; until

@@ -80,7 +80,8 @@ func BenchmarkFollowSave(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rel := saveFiles[i%len(saveFiles)]
-		name := fmt.Sprintf("ctxlsSaveProbe%d", i)
+		// Unique across the benchmark's runs (b.N grows from 1).
+		name := fmt.Sprintf("ctxlsSaveProbe%d_%d", b.N, i)
 		data := append(slices.Clone(originals[rel]), fmt.Sprintf("\n// %s is appended by BenchmarkFollowSave.\nfunc %s() {}\n", name, name)...)
 		start := time.Now()
 		if err := os.WriteFile(filepath.Join(root, rel), data, 0o644); err != nil {
@@ -100,6 +101,9 @@ func BenchmarkFollowSave(b *testing.B) {
 			time.Sleep(time.Millisecond)
 		}
 		took = append(took, time.Since(start))
+		if os.Getenv("CTXLS_BENCH_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "save %d %s %.1f ms\n", i, rel, float64(time.Since(start).Microseconds())/1000)
+		}
 		// Between saves, as between a person's: the next write is not
 		// coalesced with this one.
 		b.StopTimer()

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/ctxls/ctxls/store"
-	"github.com/ctxls/ctxls/symbols"
 )
 
 // earlyFiles bounds how many changed files a re-index parses while its walk
@@ -104,23 +103,19 @@ func (e *earlyParse) finish() map[string]*result {
 
 func (e *earlyParse) run() {
 	defer close(e.done)
-	var (
-		x *symbols.Extractor
-		b *builder
-	)
+	var w *worker
 	defer func() {
-		if x != nil {
-			x.Close()
+		if w != nil {
+			w.close()
 		}
 	}()
 	parsed := map[string]bool{}
 	parse := func(j job) {
-		if x == nil {
-			x = symbols.NewExtractor()
-			b = newBuilder()
+		if w == nil {
+			w = newWorker(false)
 		}
 		parsed[j.cand.rel] = true
-		e.out <- process(e.ctx, e.opts, x, b, j)
+		e.out <- process(e.ctx, e.opts, w, j)
 	}
 	stopped := func() bool {
 		select {

@@ -50,6 +50,9 @@ type Options struct {
 	// mtime match the index: their content was found to differ (an edit
 	// that kept both; decision 0092).
 	Reread bool
+	// Resident, when set, keeps the tracked paths and a parsing worker
+	// between the Update calls of a long-running writer.
+	Resident *Resident
 }
 
 // Summary reports what a run did.
@@ -210,7 +213,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		// A rebuild writes every file into empty tables, as a cold run
 		// does: files that are gone are simply not written.
 		sum.Deleted = len(deleted)
-		err := apply(ctx, st, opts, map[string]int64{}, work, nil, true, true, &sum)
+		err := apply(ctx, st, opts, newFileSet(map[string]int64{}), work, nil, true, true, &sum)
 		if err == nil {
 			err = recordHead(ctx, st, head)
 		}
@@ -230,7 +233,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 			ids[f.Path] = f.ID
 		}
 	}
-	if err := apply(ctx, st, opts, ids, work, deleted, false, true, &sum); err != nil {
+	if err := apply(ctx, st, opts, newFileSet(ids), work, deleted, false, true, &sum); err != nil {
 		return sum, err
 	}
 	// Only a full run re-analyzes everything, so only it records the
@@ -276,10 +279,11 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 	defer unlock()
 	// Paths and ids of all files (for the resolver); full rows only of the
 	// files at hand.
-	tracked, err := st.PathIDs(ctx)
+	files, err := opts.Resident.load(ctx, st)
 	if err != nil {
 		return Summary{}, err
 	}
+	tracked := files.paths
 	var work []job
 	var deleted []store.File
 	for _, ch := range changes {
@@ -330,8 +334,10 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 		}
 		work = append(work, j)
 	}
-	before := len(tracked) // apply takes tracked over
-	if err := apply(ctx, st, opts, tracked, work, deleted, false, false, &sum); err != nil {
+	before := len(tracked) // apply brings files up to date
+	err = apply(ctx, st, opts, files, work, deleted, false, false, &sum)
+	opts.Resident.done(ctx, st, err)
+	if err != nil {
 		return sum, err
 	}
 	sum.Files = before + sum.Parsed - sum.Deleted
@@ -550,17 +556,18 @@ func sameImports(a, b []store.Ref) bool {
 // for the write lock is not held up for long.
 const batchFiles = 400
 
-// tracked maps the path of every file stored before this run to its id;
+// files holds the path of every file stored before this run, with its id;
 // apply updates it in place to the paths after the run.
 //
-// A rebuild (tracked empty, no deletions) writes every file into a new copy
+// A rebuild (files empty, no deletions) writes every file into a new copy
 // of the code tables, as a cold run writes into empty ones, and swaps it in
 // for the live tables in its last transaction: until then readers see the
 // old index, and an interrupted rebuild leaves it as it was (decision 0057).
 //
 // whole says the run covers the whole tree (Run): its last transaction
 // marks the index complete (CheckHealth).
-func apply(ctx context.Context, st *store.Store, opts Options, tracked map[string]int64, work []job, deleted []store.File, rebuild, whole bool, sum *Summary) error {
+func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, work []job, deleted []store.File, rebuild, whole bool, sum *Summary) error {
+	tracked := files.paths
 	log := opts.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -626,6 +633,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 
 	// Phase 1: parse on all cores, write entities and documents.
 	results := parseAll(ctx, opts, work)
+	var prior map[int64]priorRows
+	if small {
+		// What the replaced files had is read while they parse.
+		if prior, err = readPrior(ctx, w, work); err != nil {
+			return err
+		}
+	}
 	var done []*result
 	affected := map[string]bool{}
 	inBatch := 0
@@ -644,12 +658,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		// declaration keeps every edge into it.
 		var before map[int64]store.EntityKey
 		if r.old != nil {
-			if before, err = w.EntityKeys(ctx, r.fd.File.ID); err != nil {
-				return err
+			p, ok := prior[r.fd.File.ID]
+			if !ok {
+				if p, err = readPriorRows(ctx, w, r.fd.File.ID); err != nil {
+					return err
+				}
 			}
-			if r.stored, err = w.Refs(ctx, []int64{r.fd.File.ID}, nil); err != nil {
-				return err
-			}
+			before, r.stored = p.keys, p.refs
 			err = w.ReplaceEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs)
 		} else {
 			err = w.PutEntities(ctx, r.fd.File.ID, r.fd.Entities, r.fd.Docs, false)
@@ -714,16 +729,17 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 			sameFiles = false
 		}
 	}
-	// tracked becomes the paths after this run: the caller does not use it
-	// again, and a copy of thousands of paths cost more than a small update.
-	paths := tracked
+	// files becomes the paths after this run: a copy of thousands of paths
+	// cost more than a small update, and a Resident keeps them for the next.
 	for _, f := range deleted {
-		delete(paths, f.Path)
+		delete(files.paths, f.Path)
 	}
 	for _, r := range done {
-		paths[r.cand.rel] = r.fd.File.ID
+		files.paths[r.cand.rel] = r.fd.File.ID
 	}
-	files := newFileSet(paths)
+	if !sameFiles {
+		files.pathsChanged()
+	}
 	files.module = goModule(opts.Root)
 	files.rootCrate = cargoPackage(opts.Root)
 	res := newResolver(files)
@@ -850,6 +866,38 @@ func apply(ctx context.Context, st *store.Store, opts Options, tracked map[strin
 		debug.FreeOSMemory()
 	}
 	return finish(ctx, w, small, bulk, rebuild, whole, dirty, true)
+}
+
+// priorRows is what a file about to be replaced has stored: the keys of
+// its entities and its references.
+type priorRows struct {
+	keys map[int64]store.EntityKey
+	refs []store.Ref
+}
+
+func readPriorRows(ctx context.Context, w *store.Writer, fileID int64) (priorRows, error) {
+	keys, err := w.EntityKeys(ctx, fileID)
+	if err != nil {
+		return priorRows{}, err
+	}
+	refs, err := w.Refs(ctx, []int64{fileID}, nil)
+	return priorRows{keys, refs}, err
+}
+
+// readPrior reads the prior rows of the stored files among work, by file id.
+func readPrior(ctx context.Context, w *store.Writer, work []job) (map[int64]priorRows, error) {
+	prior := map[int64]priorRows{}
+	for _, j := range work {
+		if j.old == nil {
+			continue
+		}
+		p, err := readPriorRows(ctx, w, j.old.ID)
+		if err != nil {
+			return nil, err
+		}
+		prior[j.old.ID] = p
+	}
+	return prior, nil
 }
 
 // noteAffected adds to affected the names of the definitions that appeared
@@ -1004,15 +1052,23 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 		out <- r
 	}
 	var wg sync.WaitGroup
-	for range workers {
+	for i := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := symbols.NewExtractor()
-			defer x.Close()
-			b := newBuilder()
+			var w *worker
+			if i == 0 {
+				var giveBack func()
+				if w, giveBack = opts.Resident.takeWorker(); w != nil {
+					defer giveBack()
+				}
+			}
+			if w == nil {
+				w = newWorker(workers < runtime.NumCPU())
+				defer w.close()
+			}
 			for j := range jobs {
-				out <- process(ctx, opts, x, b, j)
+				out <- process(ctx, opts, w, j)
 			}
 		}()
 	}
@@ -1034,7 +1090,8 @@ func parseAll(ctx context.Context, opts Options, work []job) <-chan *result {
 }
 
 // process reads, screens, parses and converts one file.
-func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder, j job) *result {
+func process(ctx context.Context, opts Options, w *worker, j job) *result {
+	b := w.b
 	r := &result{job: j}
 	c := j.cand
 	f := &r.fd.File
@@ -1081,7 +1138,18 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 		}
 		return r
 	}
-	sf, err := x.Extract(ctx, c.rel, text)
+	var whole string
+	wholeDone := make(chan struct{})
+	if b.spare != nil {
+		go func() {
+			defer close(wholeDone)
+			whole = b.spare.wholeBody(text)
+		}()
+	} else {
+		close(wholeDone)
+	}
+	sf, err := w.extract(ctx, c.rel, text)
+	<-wholeDone
 	if err != nil {
 		f.Skip = "parse failed"
 		f.Note = err.Error()
@@ -1092,7 +1160,10 @@ func process(ctx context.Context, opts Options, x *symbols.Extractor, b *builder
 	}
 	f.Note = note
 	f.Pkg = sf.Package
-	b.build(c.rel, text, sf, &r.fd)
+	if b.spare == nil {
+		whole = b.wholeBody(text)
+	}
+	b.build(c.rel, text, sf, whole, &r.fd)
 	// Keep no reference into the source buffer past this point.
 	for i := range r.fd.Refs {
 		ref := &r.fd.Refs[i]

@@ -134,6 +134,12 @@ func newFileSet(paths map[string]int64) *fileSet {
 	return &fileSet{paths: paths}
 }
 
+// pathsChanged drops the indexes built over paths, after paths gained or
+// lost a file.
+func (fs *fileSet) pathsChanged() {
+	fs.baseIndex, fs.dirIndex = nil, nil
+}
+
 // byBase returns the paths with a base name.
 func (fs *fileSet) byBase(base string) []string {
 	if fs.baseIndex == nil {

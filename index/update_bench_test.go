@@ -14,10 +14,11 @@ import (
 )
 
 // BenchmarkUpdateOneFile measures the re-index of one saved file, as the
-// hook daemon's follow loop runs it (Update of one Change, one worker),
-// on an indexed tree (CTXLS_BENCH_INDEX_ROOT, a copy of GOROOT/src indexed
-// with `ctxls index`; the benchmark changes net/http/server.go and puts
-// it back): the part of issue 19's save-to-index time that is the index's.
+// hook daemon's follow loop runs it (Update of one Change, one worker, one
+// connection, the path set kept between updates), on an indexed tree
+// (CTXLS_BENCH_INDEX_ROOT, a copy of GOROOT/src indexed with `ctxls index`;
+// the benchmark changes net/http/server.go and puts it back): the part of
+// issue 19's save-to-index time that is the index's.
 //
 //	CTXLS_BENCH_INDEX_ROOT=/tmp/goroot/src go test -tags sqlite_fts5 -run '^$' -bench UpdateOneFile -benchtime 20x ./index/
 func BenchmarkUpdateOneFile(b *testing.B) {
@@ -33,7 +34,7 @@ func BenchmarkUpdateOneFile(b *testing.B) {
 	}
 	b.Cleanup(func() { os.WriteFile(path, original, 0o644) })
 	ctx := context.Background()
-	st, err := store.Open(ctx, root, store.Options{})
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func BenchmarkUpdateOneFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Root: root, Config: cfg, Workers: 1}
+	opts := Options{Root: root, Config: cfg, Workers: 1, Resident: &Resident{}}
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()

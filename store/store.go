@@ -87,6 +87,11 @@ func (s *Store) Generation(ctx context.Context) uint64 {
 	return g + v
 }
 
+// SeesOtherCommits reports whether Generation counts the commits of other
+// connections and processes too (a store of one connection), so that an
+// unchanged Generation means an unchanged index.
+func (s *Store) SeesOtherCommits() bool { return s.single }
+
 // Path returns the index file of a workspace root.
 func Path(root string) string { return filepath.Join(workspace.Dir(root), "index.db") }
 

@@ -1,0 +1,119 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/store"
+)
+
+// TestResidentFollowsEveryWriter checks the path set a long-running writer
+// keeps between updates: reused while no one else commits, brought up to
+// date by the writer's own runs, and reloaded after another process's.
+func TestResidentFollowsEveryWriter(t *testing.T) {
+	ctx := context.Background()
+	const main = "from lib.util import helper_fn\nfrom lib.other import other_fn\n\ndef run_app():\n    return helper_fn() + other_fn()\n"
+	root := testWorkspace(t, map[string]string{"app/main.py": main})
+	_, cold := run(t, root, config.Default())
+	cold.Close()
+
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var resident Resident
+	defer resident.Close()
+	update := func(st *store.Store, tr *Resident, rel, content string) {
+		t.Helper()
+		write(t, root, rel, content)
+		mtimeLater(t, filepath.Join(root, filepath.FromSlash(rel)))
+		if _, err := Update(ctx, st, Options{Root: root, Config: config.Default(), Workers: 1, Resident: tr}, []Change{{Path: rel}}); err != nil {
+			t.Fatalf("Update %s: %v", rel, err)
+		}
+	}
+
+	update(st, &resident, "app/main.py", main+"\n")
+	kept := resident.files
+	if kept == nil {
+		t.Fatal("the first update kept no path set")
+	}
+	update(st, &resident, "app/main.py", main+"\n\n")
+	if resident.files != kept {
+		t.Fatal("the path set was loaded again with no other commit in between")
+	}
+
+	// The writer's own new file joins the kept set.
+	update(st, &resident, "lib/other.py", "def other_fn():\n    return 2\n")
+	update(st, &resident, "app/main.py", main)
+	if got := target(t, st, "run_app", "other_fn"); got != "other_fn" {
+		t.Fatalf("after the writer added lib/other.py, other_fn resolved to %q", got)
+	}
+
+	// Another process adds a file: the kept set no longer holds every path.
+	other, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(other, nil, "lib/util.py", "def helper_fn():\n    return 1\n")
+	other.Close()
+	update(st, &resident, "app/main.py", main+"\n")
+	if resident.files == kept {
+		t.Fatal("the path set was reused after another process's commit")
+	}
+	if got := target(t, st, "run_app", "helper_fn"); got != "helper_fn" {
+		t.Fatalf("after another process added lib/util.py, helper_fn resolved to %q", got)
+	}
+}
+
+// TestResidentParsesAsFromScratch checks that a resident worker, which
+// re-parses a file it kept the tree of incrementally from the difference
+// between the texts, turns each version of a file into the same rows as a
+// parse from scratch.
+func TestResidentParsesAsFromScratch(t *testing.T) {
+	ctx := context.Background()
+	seed, err := os.ReadFile("index.go") // a real file of some size
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(seed)
+	fn := "func process("
+	if !strings.Contains(src, fn) {
+		t.Fatalf("index.go has no %q", fn)
+	}
+	versions := []struct{ name, text string }{
+		{"original", src},
+		{"function appended", src + "\nfunc appendedLater(x int) int { return x + 1 }\n"},
+		{"same text again", src + "\nfunc appendedLater(x int) int { return x + 1 }\n"},
+		{"function inserted mid-file", strings.Replace(src, fn, "// inserted documents it.\nfunc inserted() error { return nil }\n\n"+fn, 1)},
+		{"declaration renamed", strings.Replace(src, fn, "func processRenamed(", 1)},
+		{"syntax broken", strings.Replace(src, fn, "func process{{(", 1)},
+		{"syntax mended", src},
+		{"emptied", ""},
+		{"refilled", src},
+	}
+	opts := Options{Root: t.TempDir(), Config: config.Default()}
+	var resident Resident
+	defer resident.Close()
+	w, giveBack := resident.takeWorker()
+	defer giveBack()
+	fresh := newWorker(false)
+	defer fresh.close()
+	for _, v := range versions {
+		j := job{cand: candidate{rel: "index/index.go", lang: "go", size: int64(len(v.text))}, content: []byte(v.text)}
+		// The worker keeps the previous version's tree, the first excepted.
+		if kept := len(w.trees.kept) == 1 && w.trees.kept[0].rel == j.cand.rel; kept != (v.name != "original") {
+			t.Fatalf("%s: a kept tree = %v", v.name, kept)
+		}
+		got, want := process(ctx, opts, w, j), process(ctx, opts, fresh, j)
+		got.fd.File.IndexedAt, want.fd.File.IndexedAt = 0, 0
+		if !reflect.DeepEqual(got.fd, want.fd) {
+			t.Errorf("%s: the incremental parse's rows differ from a parse from scratch", v.name)
+		}
+	}
+}
