@@ -176,6 +176,9 @@ func (d *daemon) follow(ctx context.Context) {
 			if !f.tree.Full() && !w.Before(f.since) {
 				f.followed = true
 			}
+			if err := f.resident.Warm(ctx, d.st); err != nil {
+				d.log.Debug("follow files: warm up", zap.Error(err))
+			}
 		case c := <-d.syncs:
 			f.call(ctx, c)
 		case u := <-d.updates:

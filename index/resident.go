@@ -163,6 +163,26 @@ func (r *Resident) takeWorker() (*worker, func()) {
 	return r.worker, r.mu.Unlock
 }
 
+// Warm readies r for the next Update, so that the first save after a
+// whole walk does not pay for the path set and the parsers: it makes the
+// worker and loads the path set. The generation is read before the paths,
+// so a commit in between has the next Update load them again.
+func (r *Resident) Warm(ctx context.Context, st *store.Store) error {
+	if _, giveBack := r.takeWorker(); giveBack != nil {
+		giveBack()
+	}
+	if !st.SeesOtherCommits() {
+		return nil
+	}
+	gen := st.Generation(ctx)
+	ids, err := st.PathIDs(ctx)
+	if err != nil {
+		return err
+	}
+	r.files, r.gen = newFileSet(ids), gen
+	return nil
+}
+
 // load returns the tracked paths: the kept set while it is current, else
 // the store's, kept for the next call when r is not nil. The caller holds
 // the index lock, so no other process's run can commit until it is

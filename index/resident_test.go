@@ -38,11 +38,14 @@ func TestResidentFollowsEveryWriter(t *testing.T) {
 		}
 	}
 
-	update(st, &resident, "app/main.py", main+"\n")
-	kept := resident.files
-	if kept == nil {
-		t.Fatal("the first update kept no path set")
+	if err := resident.Warm(ctx, st); err != nil {
+		t.Fatal(err)
 	}
+	kept := resident.files
+	if kept == nil || resident.worker == nil {
+		t.Fatal("Warm left no path set or no worker")
+	}
+	update(st, &resident, "app/main.py", main+"\n")
 	update(st, &resident, "app/main.py", main+"\n\n")
 	if resident.files != kept {
 		t.Fatal("the path set was loaded again with no other commit in between")
