@@ -95,6 +95,28 @@ type DaemonInfo struct {
 	Identity string    `json:"identity"` // its build (see Identity)
 	Started  time.Time `json:"started"`
 	LastCall time.Time `json:"last_call"`
+	// Following is how the daemon follows the workspace's files.
+	Following *Following `json:"following,omitempty"`
+}
+
+// Following is what a daemon says of how it keeps the index current with
+// the files on disk (`ctxls doctor` reports it).
+type Following struct {
+	// Dirs is how many directories are watched; 0 with NoWatcher set.
+	Dirs int `json:"dirs"`
+	// NoWatcher, when set, is why no directory is watched: changes are
+	// found when a file is rendered (checked against the disk) or by the
+	// next `ctxls index`.
+	NoWatcher string `json:"no_watcher,omitempty"`
+	// Partial, when set, says why some directories are not watched;
+	// changes in them are found as without a watcher.
+	Partial string `json:"partial,omitempty"`
+	// Current says a whole walk ran since the watches were in place and no
+	// event was lost since: the index follows every change.
+	Current bool `json:"current"`
+	// Lost is why the index was last found not to follow the tree (a lost
+	// event, a change to the ignore rules, a checkout of many files).
+	Lost string `json:"lost,omitempty"`
 }
 
 // Off says whether CTXLS_HOOK_DAEMON=0 in the environment keeps this

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
 	"github.com/ctxls/ctxls/internal/workspace"
@@ -129,6 +130,8 @@ type follower struct {
 	armed    bool
 	waiting  []syncCall
 	seq      int
+	// lostWhy is why the index was last found not to follow the tree.
+	lostWhy string
 	// resident keeps the tracked paths and a parser between re-indexes
 	// (decision 0092).
 	resident index.Resident
@@ -143,6 +146,7 @@ func (d *daemon) follow(ctx context.Context) {
 	f := &follower{d: d, pending: map[string]bool{}}
 	if err := f.watch(); err != nil {
 		d.log.Warn("follow files: no watcher; shown files are checked against the disk instead", zap.Error(err))
+		d.following.Store(&hookcall.Following{NoWatcher: err.Error()})
 		f.refuseAll(ctx)
 		return
 	}
@@ -175,6 +179,7 @@ func (d *daemon) follow(ctx context.Context) {
 		case w := <-d.walked:
 			if !f.tree.Full() && !w.Before(f.since) {
 				f.followed = true
+				f.publish()
 			}
 			if err := f.resident.Warm(ctx, d.st); err != nil {
 				d.log.Debug("follow files: warm up", zap.Error(err))
@@ -201,7 +206,7 @@ func (f *follower) watch() error {
 		cfg = config.Default()
 	}
 	f.cfg = cfg // re-indexes use it even when no watch can be set
-	tree, err := treewatch.New(f.d.opts.Root, 0, index.NewScope(f.d.opts.Root, cfg.Index))
+	tree, err := treewatch.New(f.d.opts.Root, f.d.opts.MaxWatchedDirs, index.NewScope(f.d.opts.Root, cfg.Index))
 	if err != nil {
 		return err
 	}
@@ -212,9 +217,16 @@ func (f *follower) watch() error {
 	// Their barriers were written under the old watches.
 	f.answer(syncResult{err: errNotFollowed})
 	if tree.Full() {
-		f.d.log.Warn("follow files: not every directory is watched", zap.Int("max", treewatch.DefaultMaxDirs))
+		f.d.log.Warn("follow files: not every directory is watched", zap.String("why", tree.FullBecause()))
 	}
+	f.publish()
 	return nil
+}
+
+// publish makes the loop's state what the daemon reports of it (Info).
+func (f *follower) publish() {
+	st := &hookcall.Following{Dirs: f.tree.Dirs(), Partial: f.tree.FullBecause(), Current: f.followed, Lost: f.lostWhy}
+	f.d.following.Store(st)
 }
 
 // event takes one watcher event.
@@ -263,6 +275,8 @@ func (f *follower) rewatch(why string) {
 	if err := f.watch(); err != nil {
 		f.d.log.Warn("follow files: new watches", zap.String("why", why), zap.Error(err))
 		f.followed = false
+		f.lostWhy = fmt.Sprintf("new watches after %s: %v", why, err)
+		f.publish()
 	}
 }
 
@@ -271,6 +285,8 @@ func (f *follower) rewatch(why string) {
 func (f *follower) lost(reason string) {
 	f.followed = false
 	f.since = time.Now()
+	f.lostWhy = reason
+	f.publish()
 	f.d.reindexAll(reason)
 }
 

@@ -3,6 +3,7 @@ package hookd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -177,5 +179,121 @@ func TestDaemonAnswersIndexWhenFollowed(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if _, refused := indexCall(); refused == "" {
 		t.Fatal("answered after an ignore file changed")
+	}
+}
+
+// TestDaemonFollowsBadInput: issue 19's awkward changes behind the
+// daemon's back (a file replaced by a directory, a directory renamed while
+// watched, a symbolic link loop, a checkout of more files than the loop
+// re-indexes itself) leave it serving, the index following or the reason
+// it does not in what it reports (`ctxls doctor`), and a bound on watches
+// reported as the reason some directories are not followed.
+func TestDaemonFollowsBadInput(t *testing.T) {
+	root := testWorkspace(t)
+	healed := make(chan string, 4)
+	serveWith(t, ServeOptions{Root: root, Identity: "test-build", Heal: func(_, reason string) { healed <- reason }})
+	st, err := store.Open(context.Background(), root, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	tracked := func(rel string) bool {
+		_, ok, err := st.FileByPath(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for start := time.Now(); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("%s: not followed within 10 s", what)
+			}
+		}
+	}
+	following := func() *hookcall.Following {
+		t.Helper()
+		sock, _ := hookcall.SocketPath(root)
+		resp, err := hookcall.CallSocket(ctx, sock, &hookcall.Request{Info: true})
+		if err != nil || resp.Daemon == nil || resp.Daemon.Following == nil {
+			t.Fatalf("Info: %+v, %v", resp, err)
+		}
+		return resp.Daemon.Following
+	}
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the watches in place
+	if f := following(); f.Dirs < 2 || f.NoWatcher != "" || f.Partial != "" {
+		t.Fatalf("following %+v, want every directory watched", f)
+	}
+
+	// A file replaced by a directory of the same name.
+	if err := os.Remove(filepath.Join(root, "auth", "auth.go")); err != nil {
+		t.Fatal(err)
+	}
+	write("auth/auth.go/inner.go", "package inner\n\nfunc Inner() {}\n")
+	waitFor("file replaced by a directory", func() bool { return !tracked("auth/auth.go") && tracked("auth/auth.go/inner.go") })
+
+	// A watched directory renamed.
+	if err := os.Rename(filepath.Join(root, "auth"), filepath.Join(root, "login")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("directory renamed", func() bool { return !tracked("auth/auth.go/inner.go") && tracked("login/auth.go/inner.go") })
+
+	// A symbolic link loop: recorded, never followed; the daemon goes on.
+	if err := os.Symlink("..", filepath.Join(root, "login", "up")); err != nil {
+		t.Fatal(err)
+	}
+	write("login/after.go", "package login\n\nfunc After() {}\n")
+	waitFor("a file after the loop", func() bool { return tracked("login/after.go") })
+
+	// More files at once than the loop re-indexes itself (a directory of
+	// them moved in: one event, as a checkout's burst on a fast disk): a
+	// background run is asked for, and the daemon says why the index is
+	// catching up.
+	staging := t.TempDir()
+	for i := range followBatch + 20 {
+		if err := os.WriteFile(filepath.Join(staging, fmt.Sprintf("f%03d.go", i)), fmt.Appendf(nil, "package gen\n\nfunc F%d() {}\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(staging, filepath.Join(root, "gen")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case why := <-healed:
+		if !strings.Contains(why, "files changed on disk") {
+			t.Errorf("heal asked for %q", why)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no background run was asked for after a checkout of many files")
+	}
+	if f := following(); f.Current || !strings.Contains(f.Lost, "files changed on disk") {
+		t.Errorf("following after the checkout %+v, want the reason it catches up", f)
+	}
+
+	// A bound on watches: another workspace watched in part says why.
+	other := t.TempDir()
+	wstest.Write(t, other, map[string]string{"a/a.go": "package a\n", "b/b.go": "package b\n", "c/c.go": "package c\n"})
+	wstest.Index(t, other)
+	serveWith(t, ServeOptions{Root: other, Identity: "test-build", MaxWatchedDirs: 2})
+	time.Sleep(200 * time.Millisecond)
+	sock, _ := hookcall.SocketPath(other)
+	resp, err := hookcall.CallSocket(ctx, sock, &hookcall.Request{Info: true})
+	if err != nil || resp.Daemon == nil || resp.Daemon.Following == nil {
+		t.Fatalf("Info: %+v, %v", resp, err)
+	}
+	if f := resp.Daemon.Following; f.Dirs != 2 || !strings.Contains(f.Partial, "bound of 2") {
+		t.Errorf("following with a bound of 2 directories: %+v", f)
 	}
 }

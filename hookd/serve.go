@@ -69,6 +69,9 @@ type ServeOptions struct {
 	// incomplete with no indexer at work (index.RebuildReason); it answers
 	// from what is ready meanwhile.
 	Heal func(root, reason string)
+	// MaxWatchedDirs bounds the directories the daemon watches; 0 means
+	// treewatch.DefaultMaxDirs.
+	MaxWatchedDirs int
 }
 
 // Serve answers hook and query calls for opts.Root until ctx ends, the
@@ -224,6 +227,9 @@ type daemon struct {
 	syncs  chan syncCall
 	// updates are hooks' re-indexes, done by the follow loop (update).
 	updates chan updateCall
+	// following is what the follow loop last published of its state,
+	// for Info requests.
+	following atomic.Pointer[hookcall.Following]
 }
 
 // errIdle, errIndexGone and the others are why a daemon stopped, for its log.
@@ -322,7 +328,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 		return hookcall.Response{}
 	case req.Info:
 		return hookcall.Response{Daemon: &hookcall.DaemonInfo{Root: d.opts.Root, PID: os.Getpid(), Identity: d.opts.Identity,
-			Started: d.started, LastCall: time.Unix(0, d.last.Load())}}
+			Started: d.started, LastCall: time.Unix(0, d.last.Load()), Following: d.following.Load()}}
 	case req.Event == "" && req.Query == nil && req.Index == nil && req.Walked == nil:
 		return hookcall.Response{} // a Ping
 	case req.Identity != d.opts.Identity:

@@ -324,6 +324,11 @@ func Update(ctx context.Context, st *store.Store, opts Options, changes []Change
 				return sum, fmt.Errorf("index %s: %w", rel, err)
 			}
 			if !info.Mode().IsRegular() {
+				// Replaced by a directory or a link: what the index holds
+				// of the file is gone (a walk records a link).
+				if wasTracked {
+					deleted = append(deleted, old)
+				}
 				continue
 			}
 			c = candidate{rel: rel, abs: abs, lang: lang.Name, size: info.Size(), mtime: info.ModTime().UnixNano()}

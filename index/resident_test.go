@@ -120,3 +120,17 @@ func TestResidentParsesAsFromScratch(t *testing.T) {
 		}
 	}
 }
+
+// TestFileGoneBeforeItIsRead: a file deleted between the walk's (or the
+// watcher's) stat and its read is recorded as unreadable, not parsed from
+// nothing and not an error of the run; the next run finds it gone.
+func TestFileGoneBeforeItIsRead(t *testing.T) {
+	root := t.TempDir()
+	opts := Options{Root: root, Config: config.Default()}
+	w := newWorker(false)
+	defer w.close()
+	r := process(context.Background(), opts, w, job{cand: candidate{rel: "gone.go", abs: filepath.Join(root, "gone.go"), lang: "go", size: 10}})
+	if r.fd.File.Skip != SkipUnreadable || len(r.fd.Entities) != 0 {
+		t.Fatalf("a file gone before its read: skip %q, %d entities", r.fd.File.Skip, len(r.fd.Entities))
+	}
+}

@@ -268,4 +268,35 @@ func (d *doctor) daemon(ctx context.Context) {
 		return
 	}
 	d.verdict(true, "hook daemon", "serving on "+sock)
+	resp, err := hookcall.CallSocket(ctx, sock, &hookcall.Request{Info: true})
+	switch {
+	case err != nil:
+		d.verdict(false, "file watching", fmt.Sprintf("the daemon did not answer: %v", err))
+		return
+	case resp.Daemon == nil || resp.Daemon.Following == nil:
+		d.verdict(true, "file watching", "not reported by this daemon's build")
+		return
+	}
+	d.following(resp.Daemon.Following)
+}
+
+// following reports how the daemon keeps the index current with the disk.
+// Whatever it says, no stale code is shown: a file that is not followed is
+// checked against the disk when it is rendered (decision 0092). So a tree
+// only partly watched is a note, not a failure: it costs freshness of the
+// index between hooks, never what a hook shows.
+func (d *doctor) following(f *hookcall.Following) {
+	const unwatched = "changes there reach the index when a hook renders the file (it is checked against the disk) or at the next 'ctxls index'"
+	switch {
+	case f.NoWatcher != "":
+		d.verdict(true, "file watching", fmt.Sprintf("no directory is watched (%s); %s", f.NoWatcher, unwatched))
+	case f.Partial != "":
+		d.verdict(true, "file watching", fmt.Sprintf("%d directories watched, not all: %s; %s", f.Dirs, f.Partial, unwatched))
+	case !f.Current && f.Lost != "":
+		d.verdict(true, "file watching", fmt.Sprintf("%d directories watched; catching up after %s (a background index run compares the tree)", f.Dirs, f.Lost))
+	case !f.Current:
+		d.verdict(true, "file watching", fmt.Sprintf("%d directories watched; waiting for the first whole index walk since the watches were set", f.Dirs))
+	default:
+		d.verdict(true, "file watching", fmt.Sprintf("%d directories watched; every change reaches the index", f.Dirs))
+	}
 }

@@ -146,6 +146,9 @@ func TestInitAndDoctor(t *testing.T) {
 	if code != 0 || strings.Contains(out, "FAIL") || !strings.Contains(out, "hook user-prompt-submit") {
 		t.Errorf("doctor: %d\n%s", code, out)
 	}
+	if strings.Contains(out, "hook daemon: serving") && !regexp.MustCompile(`ok    file watching: \d+ directories watched`).MatchString(out) {
+		t.Errorf("doctor says nothing of how the daemon follows the files:\n%s", out)
+	}
 	if _, _, code := ctxls(t, root, "init", "--uninstall"); code != 0 {
 		t.Errorf("uninstall: %d", code)
 	}

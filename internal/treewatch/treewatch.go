@@ -9,10 +9,13 @@
 package treewatch
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -32,8 +35,9 @@ type Tree struct {
 	root    string
 	scope   *index.Scope
 	maxDirs int
-	dirs    int
-	full    bool // maxDirs was reached: some directories are not watched
+	watched map[string]bool // the directories watched
+	full    bool // some directories are not watched: see fullWhy
+	fullWhy string
 	fsw     *fsnotify.Watcher
 }
 
@@ -50,7 +54,7 @@ func New(root string, maxDirs int, scope *index.Scope) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{root: root, scope: scope, maxDirs: maxDirs, fsw: fsw}
+	t := &Tree{root: root, scope: scope, maxDirs: maxDirs, fsw: fsw, watched: map[string]bool{}}
 	if err := t.add(root); err != nil {
 		fsw.Close()
 		return nil, err
@@ -74,6 +78,14 @@ func (t *Tree) Errors() <-chan error { return t.fsw.Errors }
 // Full reports whether the bound on watched directories was reached.
 func (t *Tree) Full() bool { return t.full }
 
+// Dirs returns how many directories are watched.
+func (t *Tree) Dirs() int { return len(t.watched) }
+
+// FullBecause says why some directories are not watched: the tree's own
+// bound, or the system's (inotify's fs.inotify.max_user_watches); "" when
+// every directory is watched.
+func (t *Tree) FullBecause() string { return t.fullWhy }
+
 // Close stops watching; Events and Errors are then closed.
 func (t *Tree) Close() error { return t.fsw.Close() }
 
@@ -93,6 +105,9 @@ func (t *Tree) InStateDir(ev fsnotify.Event) bool {
 func (t *Tree) Files(ev fsnotify.Event) []string {
 	if t.InStateDir(ev) {
 		return nil
+	}
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		t.forget(ev.Name)
 	}
 	if ev.Has(fsnotify.Create) {
 		// Lstat: a new link to a directory is a file to the index (which
@@ -178,16 +193,43 @@ func (t *Tree) add(dir string) error {
 		if p != t.root && !t.entered(p) {
 			return filepath.SkipDir
 		}
-		if t.dirs >= t.maxDirs {
-			t.full = true
+		if t.watched[p] {
+			return nil
+		}
+		if len(t.watched) >= t.maxDirs {
+			t.full, t.fullWhy = true, fmt.Sprintf("the bound of %d watched directories was reached", t.maxDirs)
 			return filepath.SkipAll
 		}
 		if err := t.fsw.Add(p); err != nil {
 			// Out of watches (ENOSPC) or the directory went away.
 			t.full = true
+			if errors.Is(err, syscall.ENOSPC) {
+				t.fullWhy = fmt.Sprintf("the system's limit of watches was reached after %d directories (raise fs.inotify.max_user_watches)", len(t.watched))
+			} else {
+				t.fullWhy = fmt.Sprintf("watching %s: %v", p, err)
+			}
 			return filepath.SkipAll
 		}
-		t.dirs++
+		t.watched[p] = true
 		return nil
 	})
+}
+
+// forget stops watching dir and the directories below it, after dir was
+// renamed or removed. fsnotify keeps a moved directory's watch under its
+// old path, and drops it once the move reaches that watch: the new path,
+// watched again on its Create event, shared the watch and went unwatched
+// (a file created in a renamed directory was never indexed). Forgotten
+// first, the new path gets a watch of its own.
+func (t *Tree) forget(dir string) {
+	if !t.watched[dir] {
+		return
+	}
+	prefix := dir + string(filepath.Separator)
+	for p := range t.watched {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			_ = t.fsw.Remove(p) // gone already when the directory was removed
+			delete(t.watched, p)
+		}
+	}
 }

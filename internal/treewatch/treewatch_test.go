@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,8 +24,8 @@ func TestTreeNamesChangedSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	if tree.dirs != 5 { // root, a, .hidden, b, b/c
-		t.Fatalf("watched %d directories, want 5", tree.dirs)
+	if tree.Dirs() != 5 { // root, a, .hidden, b, b/c
+		t.Fatalf("watched %d directories, want 5", tree.Dirs())
 	}
 	write := func(rel string) {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
@@ -73,7 +74,55 @@ func TestTreeStopsAtItsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	if !tree.Full() || tree.dirs != 2 {
-		t.Fatalf("full %v with %d directories, want full at 2", tree.Full(), tree.dirs)
+	if !tree.Full() || tree.Dirs() != 2 {
+		t.Fatalf("full %v with %d directories, want full at 2", tree.Full(), tree.Dirs())
+	}
+	if why := tree.FullBecause(); !strings.Contains(why, "bound of 2") {
+		t.Errorf("FullBecause = %q, want the bound named", why)
+	}
+}
+
+// TestTreeFollowsARenamedDirectory: files created in a directory renamed
+// while watched, and in its subdirectories, are named by their new paths.
+// fsnotify dropped the renamed directory's watch once the move reached it,
+// which left the new path unwatched.
+func TestTreeFollowsARenamedDirectory(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "auth", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := New(root, 0, index.NewScope(root, config.Index{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	// settle returns the files named by the events of the next quiet moment.
+	settle := func() map[string]bool {
+		got := map[string]bool{}
+		for {
+			select {
+			case ev := <-tree.Events():
+				for _, f := range tree.Files(ev) {
+					got[f] = true
+				}
+			case <-time.After(200 * time.Millisecond):
+				return got
+			}
+		}
+	}
+	if err := os.Rename(filepath.Join(root, "auth"), filepath.Join(root, "login")); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if tree.Dirs() != 3 {
+		t.Errorf("watching %d directories after the rename, want 3 (root, login, login/sub)", tree.Dirs())
+	}
+	for _, f := range []string{"login/a.go", "login/sub/b.go"} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(f)), []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := settle(); !got["login/a.go"] || !got["login/sub/b.go"] || len(got) != 2 {
+		t.Errorf("files named after creating two in the renamed directory: %v", got)
 	}
 }
