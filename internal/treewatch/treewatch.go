@@ -36,7 +36,7 @@ type Tree struct {
 	scope   *index.Scope
 	maxDirs int
 	watched map[string]bool // the directories watched
-	full    bool // some directories are not watched: see fullWhy
+	full    bool            // some directories are not watched: see fullWhy
 	fullWhy string
 	fsw     *fsnotify.Watcher
 }
