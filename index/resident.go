@@ -165,8 +165,9 @@ func (r *Resident) takeWorker() (*worker, func()) {
 
 // Warm readies r for the next Update, so that the first save after a
 // whole walk does not pay for the path set and the parsers: it makes the
-// worker and loads the path set. The generation is read before the paths,
-// so a commit in between has the next Update load them again.
+// worker, loads the path set and compiles the queries of the languages in
+// it. The generation is read before the paths, so a commit in between has
+// the next Update load them again.
 func (r *Resident) Warm(ctx context.Context, st *store.Store) error {
 	if _, giveBack := r.takeWorker(); giveBack != nil {
 		giveBack()
@@ -180,6 +181,19 @@ func (r *Resident) Warm(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	r.files, r.gen = newFileSet(ids), gen
+	// The languages' queries, compiled once per process, for the first
+	// save of each language's files.
+	langs := map[*symbols.Language]bool{}
+	for p := range ids {
+		if l, ok := symbols.LanguageFor(p); ok {
+			langs[l] = true
+		}
+	}
+	go func() {
+		for l := range langs {
+			_ = l.Prepare() // an error shows again, and is logged, at the first parse
+		}
+	}()
 	return nil
 }
 
