@@ -31,8 +31,10 @@ type Folder struct {
 	st   *store.Store
 
 	// indexMu serialises this process's index writes to the folder (the
-	// index's file lock serialises them across processes).
-	indexMu sync.Mutex
+	// index's file lock serialises them across processes), and guards
+	// resident, the parser and trees those writes keep between them.
+	indexMu  sync.Mutex
+	resident index.Resident
 	// reopenMu serialises replacing a deleted index (ensureStore).
 	reopenMu sync.Mutex
 	// repairMu serialises checks for damaged pages; checked is when the
@@ -330,7 +332,7 @@ func (f *Folder) update(ctx context.Context, pending map[string]*[]byte) {
 		changes = append(changes, ch)
 	}
 	f.indexMu.Lock()
-	sum, err := index.Update(ctx, f.store(), index.Options{Root: f.root, Config: f.cfg, Log: f.log, LockTimeout: 10 * time.Second}, changes)
+	sum, err := index.Update(ctx, f.store(), index.Options{Root: f.root, Config: f.cfg, Log: f.log, LockTimeout: 10 * time.Second, Resident: &f.resident}, changes)
 	f.indexMu.Unlock()
 	if err != nil {
 		if ctx.Err() == nil {
@@ -386,5 +388,8 @@ func (f *Folder) close() {
 		cancel()
 	}
 	f.eng.Close()
+	f.indexMu.Lock()
+	f.resident.Close()
+	f.indexMu.Unlock()
 	f.store().Close()
 }
