@@ -1143,6 +1143,9 @@ func process(ctx context.Context, opts Options, w *worker, j job) *result {
 		}
 		return r
 	}
+	if workspace.IsBundledLibrary(c.rel, text) {
+		f.Class |= workspace.ThirdParty
+	}
 	var whole string
 	wholeDone := make(chan struct{})
 	if b.spare != nil {

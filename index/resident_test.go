@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -132,5 +133,27 @@ func TestFileGoneBeforeItIsRead(t *testing.T) {
 	r := process(context.Background(), opts, w, job{cand: candidate{rel: "gone.go", abs: filepath.Join(root, "gone.go"), lang: "go", size: 10}})
 	if r.fd.File.Skip != SkipUnreadable || len(r.fd.Entities) != 0 {
 		t.Fatalf("a file gone before its read: skip %q, %d entities", r.fd.File.Skip, len(r.fd.Entities))
+	}
+}
+
+// TestBundledLibraryIsThirdParty: a library's release copied into a
+// project (a Python project's jQuery) is stored as third-party code, so
+// ranking sets it aside; the project's own script is not.
+func TestBundledLibraryIsThirdParty(t *testing.T) {
+	root := testWorkspace(t, map[string]string{
+		"app/views.py":                  "def render_page(request):\n    return None\n",
+		"app/static/js/jquery-3.5.1.js": "(function(window){ function ajax(url){ return url } })(this);\n",
+		"app/static/js/vendor.js":       "/*! Widget v1.2.0 | MIT */\nfunction widget(){}\n",
+		"app/static/js/app.js":          "function renderPage(){ return null }\n",
+	})
+	_, st := run(t, root, config.Default())
+	for rel, want := range map[string]bool{"app/static/js/jquery-3.5.1.js": true, "app/static/js/vendor.js": true, "app/static/js/app.js": false, "app/views.py": false} {
+		f, ok, err := st.FileByPath(context.Background(), rel)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v, %v", rel, ok, err)
+		}
+		if got := f.Class.Has(workspace.ThirdParty); got != want {
+			t.Errorf("%s: third-party %v, want %v (class %v)", rel, got, want, f.Class)
+		}
 	}
 }
