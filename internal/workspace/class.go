@@ -82,7 +82,31 @@ func IsTest(p string) bool {
 	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
-		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/")
+		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/") ||
+		isTestSupport(p)
+}
+
+// testSupportDirs name directories of code that only tests use, whatever
+// its files are called: helpers, mocks, fakes, fixtures. Held-out projects'
+// test utilities ranked above the code a change was about (issue 18).
+// "testing" is not among them: it is a library's own package as often
+// (Go's testing, a framework's test helpers for its users).
+var testSupportDirs = map[string]bool{
+	"testutil": true, "testutils": true, "testhelper": true, "testhelpers": true, "test_helpers": true,
+	"mock": true, "mocks": true, "fake": true, "fakes": true, "fixtures": true,
+}
+
+// isTestSupport reports a path under a testSupportDirs directory, or a mock
+// by its file name (mock_store.go, store_mock.go).
+func isTestSupport(p string) bool {
+	dir, base := path.Split(p)
+	for _, d := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+		if testSupportDirs[strings.ToLower(d)] {
+			return true
+		}
+	}
+	stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
+	return strings.HasPrefix(stem, "mock_") || strings.HasSuffix(stem, "_mock")
 }
 
 // IsDoc reports documentation and examples.

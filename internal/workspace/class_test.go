@@ -21,6 +21,14 @@ func TestClassOf(t *testing.T) {
 		{"deps/external/zlib/inflate.c", ThirdParty},
 		{"core/logx/logs.go", Source},
 		{"rest/docker.go", Source},
+		{"internal/testutil/server.go", Test},
+		{"zrpc/internal/mock/deposit.go", Test},
+		{"store/mocks/store.go", Test},
+		{"pkg/store/mock_store.go", Test},
+		{"pkg/store/store_mock.go", Test},
+		{"src/testing/testing.go", Source},      // Go's own testing package
+		{"src/helper/testing/index.ts", Source}, // a framework's test helper for its users
+		{"pkg/mockery/gen.go", Source},
 	}
 	for _, tt := range tests {
 		got := ClassOf(tt.path)
