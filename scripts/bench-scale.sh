@@ -63,4 +63,8 @@ echo "load after index: $load_after"
 echo
 echo "prompts ($PROMPTS), load $(load):"
 python3 scripts/scale/prompts.py --cmd "$BIN" --root "$TREE" "$PROMPTS"
+# Again with the daemon the first pass started: the steady state.
+python3 scripts/scale/prompts.py --cmd "$BIN" --root "$TREE" "$PROMPTS"
+python3 scripts/scale/hooks.py --cmd "$BIN" --root "$TREE" "$PROMPTS"
+"$BIN" daemon stop --root "$TREE" >/dev/null 2>&1 || true
 if [ -n "${KEEP:-}" ]; then echo "kept: $TREE"; fi
