@@ -162,6 +162,14 @@ const (
 	maxTerms = 24
 	// completeTop is how many leading candidates get exact scores.
 	completeTop = 40
+	// holdTop is how many leading candidates completeHolding checks for
+	// the common terms, and holdCredit what a term held counts, as a share
+	// of its weighted IDF: the BM25 of one occurrence in a document of
+	// average length is about the IDF; half, because the field and the
+	// count are unknown (decision 0116, fitted on the project's kernel
+	// prompts: 0.25–0.75 and 200–300 gave the same function@10).
+	holdTop    = 200
+	holdCredit = 0.5
 	// maxCompleteDocs limits completion to terms cheap to look up.
 	maxCompleteDocs = 500
 	// maxDocShare drops terms that occur in more than this share of all
@@ -326,6 +334,17 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 	}
 	if err := complete(ctx, st, cands, rare, weights); err != nil {
+		return nil, err
+	}
+	// The common ones, which no document's score was completed with, by
+	// whether the leading candidates hold them (decision 0116).
+	var common []string
+	for _, t := range searched {
+		if df[t] > maxCompleteDocs {
+			common = append(common, t)
+		}
+	}
+	if err := completeHolding(ctx, st, cands, common, weights, idf); err != nil {
 		return nil, err
 	}
 	for _, c := range cands {
@@ -732,6 +751,57 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 			if sc, ok := scores[c.id]; ok {
 				c.lex += weights[t] * sc
 				c.matched[t] = weights[t] * sc
+			}
+		}
+	}
+	return nil
+}
+
+// completeHolding adds, for the holdTop leading lexical candidates, the
+// common searched terms they hold but whose top lists they were not in,
+// each at holdCredit × the term's weighted IDF. A common word's posting
+// list is too long to score (a kernel's "page" is in 67,736 entities), so
+// the function a question is about, found by its one rare word, was ranked
+// by that word alone, below entities that matched the common words
+// together (decision 0116).
+func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights, idf map[string]float64) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	top := make([]*cand, 0, len(cands))
+	for _, c := range cands {
+		if c.lex > 0 {
+			top = append(top, c)
+		}
+	}
+	sort.Slice(top, func(a, b int) bool {
+		if top[a].lex != top[b].lex {
+			return top[a].lex > top[b].lex
+		}
+		return top[a].id < top[b].id
+	})
+	if len(top) > holdTop {
+		top = top[:holdTop]
+	}
+	for _, t := range terms {
+		var ids []int64
+		for _, c := range top {
+			if _, ok := c.matched[t]; !ok {
+				ids = append(ids, c.id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		held, err := st.Holding(ctx, t, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range top {
+			if held[c.id] {
+				v := holdCredit * weights[t] * idf[t]
+				c.lex += v
+				c.matched[t] = v
 			}
 		}
 	}

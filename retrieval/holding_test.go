@@ -1,0 +1,57 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/internal/wstest"
+)
+
+// TestCommonWordsHeldByTheAnswer: a question of one rare word and three
+// common ones ("page", "fault" and "handler" each in more entities than are
+// ranked one by one, yet in few of the whole index, as in a kernel) about
+// the function that holds the rare word and two of the common ones.
+// Searched together, the common words find the many entities that hold all
+// three; the function, found by its rare word alone, ranked below them
+// until the common words it holds were counted (completeHolding).
+func TestCommonWordsHeldByTheAnswer(t *testing.T) {
+	files := map[string]string{
+		"mm/memory.go": "package mm\n\n// doAnonymousPage maps a zeroed page at the faulting address.\nfunc doAnonymousPage(fault int) int {\n\tpage := fault\n\treturn page\n}\n",
+	}
+	var b strings.Builder
+	b.WriteString("package mm\n\n")
+	for i := range maxRankedPostings + 200 {
+		fmt.Fprintf(&b, "func pageFaultHandler%d() {}\n", i)
+	}
+	files["mm/handlers.go"] = b.String()
+	b.Reset()
+	b.WriteString("package anon\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "func anonymousName%d() {}\n", i)
+	}
+	files["anon/names.go"] = b.String()
+	// The rest of a large index, which makes the common words rare enough
+	// to count.
+	for f := range 10 {
+		b.Reset()
+		fmt.Fprintf(&b, "package filler%d\n\n", f)
+		for i := range 2000 {
+			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
+		}
+		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
+	}
+	_, st := wstest.Indexed(t, files)
+	resp, err := Query(context.Background(), st, Request{Text: "how does the page fault handler work for an anonymous page", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range resp.Results {
+		names = append(names, r.Entity.Name)
+	}
+	if len(names) == 0 || names[0] != "doAnonymousPage" {
+		t.Fatalf("results %v, want doAnonymousPage first", names)
+	}
+}
