@@ -162,14 +162,16 @@ const (
 	maxTerms = 24
 	// completeTop is how many leading candidates get exact scores.
 	completeTop = 40
-	// holdTop is how many leading candidates completeHolding checks for
-	// the common terms, and holdCredit what a term held counts, as a share
-	// of its weighted IDF: the BM25 of one occurrence in a document of
-	// average length is about the IDF; half, because the field and the
+	// holdTop is how many leading candidates completeHolding considers for
+	// the common terms, holdFloorRank the rank a candidate must be able to
+	// reach to be checked, and holdCredit what a term held counts, as a
+	// share of its weighted IDF: the BM25 of one occurrence in a document
+	// of average length is about the IDF; half, because the field and the
 	// count are unknown (decision 0116, fitted on the project's kernel
 	// prompts: 0.25–0.75 and 200–300 gave the same function@10).
-	holdTop    = 200
-	holdCredit = 0.5
+	holdTop       = 200
+	holdFloorRank = 10
+	holdCredit    = 0.5
 	// maxCompleteDocs limits completion to terms cheap to look up.
 	maxCompleteDocs = 500
 	// maxDocShare drops terms that occur in more than this share of all
@@ -336,16 +338,19 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if err := complete(ctx, st, cands, rare, weights); err != nil {
 		return nil, err
 	}
-	// The common ones, which no document's score was completed with, by
-	// whether the leading candidates hold them (decision 0116).
-	var common []string
-	for _, t := range searched {
-		if df[t] > maxCompleteDocs {
-			common = append(common, t)
+	// The common ones, searched only together, by whether the leading
+	// candidates hold them: for a deliberate lookup, not for the prompt
+	// hook, whose latency budget the seeks do not fit (decision 0116).
+	if req.Gate != GatePrompt {
+		var common []string
+		for _, t := range searched {
+			if df[t] > maxRankedPostings {
+				common = append(common, t)
+			}
 		}
-	}
-	if err := completeHolding(ctx, st, cands, common, weights, idf); err != nil {
-		return nil, err
+		if err := completeHolding(ctx, st, cands, common, weights, idf); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range cands {
 		// In the query's term order, not the map's: a sum in random order
@@ -783,9 +788,28 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 	if len(top) > holdTop {
 		top = top[:holdTop]
 	}
+	// A candidate is checked only if the common words it lacks could lift
+	// it among the holdFloorRank leading ones (max-score pruning): each
+	// check is a seek in a long posting list, and most cannot get there.
+	var floor float64
+	if len(top) > holdFloorRank {
+		floor = top[holdFloorRank-1].lex
+	}
+	check := top[:0:0]
+	for _, c := range top {
+		bound := c.lex
+		for _, t := range terms {
+			if _, ok := c.matched[t]; !ok {
+				bound += holdCredit * weights[t] * idf[t]
+			}
+		}
+		if bound >= floor {
+			check = append(check, c)
+		}
+	}
 	for _, t := range terms {
 		var ids []int64
-		for _, c := range top {
+		for _, c := range check {
 			if _, ok := c.matched[t]; !ok {
 				ids = append(ids, c.id)
 			}
@@ -797,7 +821,7 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 		if err != nil {
 			return err
 		}
-		for _, c := range top {
+		for _, c := range check {
 			if held[c.id] {
 				v := holdCredit * weights[t] * idf[t]
 				c.lex += v
