@@ -437,7 +437,8 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 // arrive in the random order of their hashed ids and leave their pages
 // about 80 % full, and after a rebuild, which frees every page of the
 // tables it replaced (decision 0115). The copy is built in a temporary
-// file, not in memory as the connection's other temporary data is, so that
+// file, not in memory as the connection's other temporary data is, and the
+// file is read through the page cache rather than the memory map, so that
 // compacting a large index does not need its size in memory.
 func (s *Store) Compact(ctx context.Context) error {
 	c, err := s.db.Conn(ctx)
@@ -445,12 +446,12 @@ func (s *Store) Compact(ctx context.Context) error {
 		return classify(err)
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+	if _, err := c.ExecContext(ctx, `PRAGMA temp_store = FILE; PRAGMA main.mmap_size = 0`); err != nil {
 		return classify(err)
 	}
-	// The connection goes back to the pool: it must keep its temporary
-	// data in memory again, whatever VACUUM did.
-	defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
+	// The connection goes back to the pool: it must be as the others
+	// again, whatever VACUUM did.
+	defer c.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA temp_store = MEMORY; PRAGMA main.mmap_size = %d`, mmapSize))
 	if _, err := c.ExecContext(ctx, `VACUUM main`); err != nil {
 		return classify(fmt.Errorf("compact index: %w", err))
 	}
