@@ -28,10 +28,8 @@ import (
 // selectors are typed by fields and declared results, and one on an operand
 // of unknown type is not bound to a guessed method; 10: Python and JS/TS
 // imports record the names they import, and those languages' references
-// resolve by what each file imports, decision 0111; 11: an entity's document
-// leaves out a qualified name equal to the name and a body that repeats the
-// name and signature, decision 0115).
-const Version = "11"
+// resolve by what each file imports, decision 0111).
+const Version = "10"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -128,43 +128,15 @@ func (b *builder) build(rel string, src []byte, sf *symbols.File, fd *store.File
 	fd.Whole = store.Doc{Path: fd.Docs[0].Path, Body: b.counted(src, maxWholeTerms, maxWholeTF)}
 	for i := range sf.Entities {
 		e := &sf.Entities[i]
-		d := store.Doc{
+		fd.Docs = append(fd.Docs, store.Doc{
 			ID:        ids[i],
 			Name:      b.terms(e.Name),
 			QName:     b.terms(e.QualName),
 			Signature: b.terms(e.Signature),
 			Doc:       b.terms(e.Doc),
 			Body:      b.distinct(own[i], maxBodyTerms),
-		}
-		// A qualified name that is the name (C, top-level declarations)
-		// and a body that repeats the name and signature (a macro, an
-		// enum value: a one-line declaration) would only double the
-		// entity's postings (decision 0115).
-		if d.QName == d.Name {
-			d.QName = ""
-		}
-		if !b.adds(d.Body, d.Name, d.Signature) {
-			d.Body = ""
-		}
-		fd.Docs = append(fd.Docs, d)
+		})
 	}
-}
-
-// adds reports whether body, space-separated terms, holds a term that none
-// of the others holds.
-func (b *builder) adds(body string, others ...string) bool {
-	clear(b.seen)
-	for _, o := range others {
-		for t := range strings.SplitSeq(o, " ") {
-			b.seen[t] = struct{}{}
-		}
-	}
-	for t := range strings.SplitSeq(body, " ") {
-		if _, ok := b.seen[t]; !ok && t != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // terms returns the analyzed terms of s, space-separated.

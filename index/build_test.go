@@ -10,7 +10,6 @@ import (
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/store"
-	"github.com/ctxls/ctxls/symbols"
 )
 
 func TestCountedKeepsTermFrequency(t *testing.T) {
@@ -134,61 +133,5 @@ func TestWholeFileCorporaKeepTestsAside(t *testing.T) {
 	run(t, root, config.Default())
 	if got := paths(store.CorpusAside, "retri"); len(got) != 6 {
 		t.Fatalf("after deleting a test: aside corpus %v, want 6 files", got)
-	}
-}
-
-// An entity's document leaves out what its other fields already hold: a
-// qualified name that is the name, and the body of a one-line declaration,
-// which repeats its name and signature (decision 0115). A function's body
-// stays.
-func TestDocumentsWithoutRepeats(t *testing.T) {
-	src := []byte(`#define TCP_RTO_MAX ((unsigned)(120*HZ)) /* max retransmit timeout */
-
-enum tcp_state { TCP_CLOSE_WAIT = 8 };
-
-int tcp_retransmit(struct sock *sk)
-{
-	return sk->retransmits + backoff(sk);
-}
-`)
-	sf, err := symbols.Extract(context.Background(), "tcp.c", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fd store.FileData
-	fd.File.ID = FileID("tcp.c")
-	newBuilder().build("tcp.c", src, sf, &fd)
-	docs := map[string]store.Doc{}
-	for i, e := range fd.Entities {
-		docs[e.Name] = fd.Docs[i]
-	}
-	for name, want := range map[string]struct{ qname, body string }{
-		"TCP_RTO_MAX":    {"", ""},
-		"tcp_state":      {"", "enum tcpstate tcp state tcpclosewait close wait"},
-		"tcp_retransmit": {"", "tcpretransmit tcp retransmit sock sk backoff"},
-	} {
-		d, ok := docs[name]
-		if !ok {
-			t.Fatalf("no document for %s among %v", name, fd.Entities)
-		}
-		if d.Name == "" || d.Signature == "" {
-			t.Errorf("%s: name %q, signature %q: both must stay", name, d.Name, d.Signature)
-		}
-		if d.QName != want.qname || d.Body != want.body {
-			t.Errorf("%s: qname %q, body %q; want %q, %q", name, d.QName, d.Body, want.qname, want.body)
-		}
-	}
-
-	// A qualified name that says more than the name stays.
-	src = []byte("package srv\n\ntype Server struct{}\n\nfunc (s *Server) Serve() {}\n")
-	if sf, err = symbols.Extract(context.Background(), "srv.go", src); err != nil {
-		t.Fatal(err)
-	}
-	fd.File.ID = FileID("srv.go")
-	newBuilder().build("srv.go", src, sf, &fd)
-	for i, e := range fd.Entities {
-		if e.Name == "Serve" && fd.Docs[i].QName == "" {
-			t.Errorf("Serve (%s): qualified name left out", e.QName)
-		}
 	}
 }
