@@ -215,6 +215,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 		sum.Deleted = len(deleted)
 		err := apply(ctx, st, opts, newFileSet(map[string]int64{}), work, nil, true, true, &sum)
 		if err == nil {
+			err = st.Compact(ctx)
+		}
+		if err == nil {
 			err = recordHead(ctx, st, head)
 		}
 		if err == nil {
@@ -235,6 +238,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	}
 	if err := apply(ctx, st, opts, newFileSet(ids), work, deleted, false, true, &sum); err != nil {
 		return sum, err
+	}
+	// A cold run wrote the whole file in the order of its hashed ids.
+	if len(stats) == 0 && len(work) > 0 {
+		if err := st.Compact(ctx); err != nil {
+			return sum, err
+		}
 	}
 	// Only a full run re-analyzes everything, so only it records the
 	// analysis version (a rebuild records it with the swap).

@@ -210,11 +210,53 @@ func TestAnalyzerChangeRebuildsAsColdIndex(t *testing.T) {
 			if v, _ := st.Meta(ctx, "analyzer"); v != analyzer.Version {
 				t.Errorf("analyzer version %q after the rebuild", v)
 			}
+			// The replaced tables' pages are given back (decision 0115).
+			if got, want := pages(t, st), compacted(t, st); got != want {
+				t.Errorf("index of %d pages after the rebuild, %d compacted", got, want)
+			}
 			if sum, _ := run(t, root, config.Default()); sum.Parsed != 0 {
 				t.Errorf("the run after the rebuild re-parsed: %+v", sum)
 			}
 		})
 	}
+}
+
+// A cold index is written compact: its file is no larger than a copy that
+// VACUUM rewrote (decision 0115).
+func TestColdIndexCompact(t *testing.T) {
+	root := testWorkspace(t, rebuildTree(2*batchFiles))
+	_, st := run(t, root, config.Default())
+	if got, want := pages(t, st), compacted(t, st); got != want {
+		t.Errorf("cold index of %d pages, %d compacted", got, want)
+	}
+}
+
+// pages is the page count of st's index file.
+func pages(t *testing.T, st *store.Store) int {
+	t.Helper()
+	var n int
+	if err := st.DB().QueryRow(`PRAGMA main.page_count`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// compacted is the page count of a copy of st's index that VACUUM wrote.
+func compacted(t *testing.T, st *store.Store) int {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "vacuumed.db")
+	if _, err := st.DB().Exec(`VACUUM main INTO ?`, p); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int
+	if err := st.DB().QueryRow(`PRAGMA main.page_size`).Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	return int(fi.Size()) / size
 }
 
 // entityCount counts entities through a reader of its own.

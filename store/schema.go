@@ -14,7 +14,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -283,6 +283,15 @@ ALTER TABLE files ADD COLUMN class INTEGER NOT NULL DEFAULT 0;
 	// whole history.
 	7: `
 CREATE INDEX IF NOT EXISTS commits_at ON commits(at);
+`,
+	// Version 9: an entity's qualified name is stored only where it is not
+	// its name (decision 0115): most of a C tree's entities are top-level
+	// declarations whose qualified name is their name. qname is computed
+	// from qname_stored, so every reader sees the qualified name as before
+	// and the rows of an older index read the same without a re-index.
+	8: `
+ALTER TABLE entities RENAME COLUMN qname TO qname_stored;
+ALTER TABLE entities ADD COLUMN qname TEXT GENERATED ALWAYS AS (iif(qname_stored = '', name, qname_stored)) VIRTUAL;
 `,
 }
 

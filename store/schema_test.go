@@ -43,8 +43,12 @@ func TestSchemaVersion6GainsFileClasses(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	// Back to version 6: the files table as it was.
-	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class; PRAGMA user_version = 6`); err != nil {
+	// Back to version 6: the files and entities tables as they were.
+	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;
+		ALTER TABLE entities DROP COLUMN qname;
+		ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
+		UPDATE entities SET qname = name WHERE qname = '';
+		PRAGMA user_version = 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -71,4 +75,62 @@ func TestSchemaVersion6GainsFileClasses(t *testing.T) {
 	if err != nil || ents[fn].Path != "net/http/server_test.go" || ents[fn].Class != workspace.Test {
 		t.Fatalf("entity of server_test.go: %+v, %v", ents[fn], err)
 	}
+}
+
+// An entity's qualified name is stored only where it is not its name, and
+// read back whole either way (schema version 9); an index of version 8,
+// which stored every qualified name, upgrades in place and reads the same.
+func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	fd := sampleFile("drivers/tcp.c", 100)
+	fd.Entities = append(fd.Entities, Entity{ID: 102, FileID: 100, ParentID: 100, Kind: "constant", Name: "TCP_RTO_MAX", QName: "TCP_RTO_MAX", StartLine: 7, EndLine: 7})
+	fd.Docs = append(fd.Docs, Doc{ID: 102, Name: "tcprtomax tcp rto max"})
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, fd, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		got, err := s.EntitiesInFile(ctx, "drivers/tcp.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]string{100: "drivers/tcp.c", 101: "http.ListenAndServe", 102: "TCP_RTO_MAX"}
+		for _, e := range got {
+			if e.QName != want[e.ID] {
+				t.Errorf("%s: entity %d (%s): qualified name %q, want %q", when, e.ID, e.Name, e.QName, want[e.ID])
+			}
+			delete(want, e.ID)
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: entities missing: %v", when, want)
+		}
+		if e, ok, err := s.EntityByQName(ctx, "drivers/tcp.c", "constant", "TCP_RTO_MAX"); err != nil || !ok || e.ID != 102 {
+			t.Errorf("%s: EntityByQName(TCP_RTO_MAX) = %v, %v, %v", when, e.ID, ok, err)
+		}
+	}
+	check("version 9")
+	var stored int
+	if err := s.DB().QueryRow(`SELECT count(*) FROM entities WHERE qname_stored != ''`).Scan(&stored); err != nil || stored != 2 {
+		t.Errorf("%d qualified names stored (%v), want 2: the constant's is its name", stored, err)
+	}
+
+	// Back to version 8: every qualified name in a column of its own.
+	if _, err := s.DB().Exec(`ALTER TABLE entities DROP COLUMN qname;
+		ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
+		UPDATE entities SET qname = name WHERE qname = '';
+		PRAGMA user_version = 8`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openTest(t, root)
+	check("upgraded from version 8")
 }

@@ -165,7 +165,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname, start_line, end_line, signature, doc, seq) VALUES`, 11},
+		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname_stored, start_line, end_line, signature, doc, seq) VALUES`, 11},
 		// OR FAIL: a failed row ends the whole transaction anyway, and
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
@@ -282,7 +282,12 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 		if e.ParentID != 0 {
 			parent = e.ParentID
 		}
-		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, e.QName, e.StartLine, e.EndLine, e.Signature, e.Doc, w.seqs[e.ID])
+		// qname is computed from qname_stored (schema version 9).
+		qname := e.QName
+		if qname == e.Name {
+			qname = ""
+		}
+		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, qname, e.StartLine, e.EndLine, e.Signature, e.Doc, w.seqs[e.ID])
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entities: %w", err))
