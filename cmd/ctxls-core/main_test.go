@@ -223,6 +223,11 @@ func TestInitTeamFilesArePortable(t *testing.T) {
 	git(t, repo, "commit", "-q", "-m", "ctxls init")
 	clone := filepath.Join(t.TempDir(), "clone")
 	git(t, t.TempDir(), "clone", "-q", repo, clone)
+	// Doctor's canaries below start the clone's daemon again after it is
+	// stopped; stopped before the directory is removed, it writes nothing
+	// into it (a cleanup that raced it failed once in CI: "directory not
+	// empty").
+	t.Cleanup(func() { stopDaemon(t, clone) })
 
 	// The clone's hooks, run as Claude Code runs them: the command and
 	// args of the shared file, in the project directory.
