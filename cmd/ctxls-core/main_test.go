@@ -118,6 +118,7 @@ func TestCLIContract(t *testing.T) {
 
 func TestInitAndDoctor(t *testing.T) {
 	root := t.TempDir()
+	t.Cleanup(func() { stopDaemon(t, root) }) // doctor's canaries start it
 	os.WriteFile(filepath.Join(root, "README.md"), []byte("# Demo\n\nSome text.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
 	settings := filepath.Join(root, ".claude", "settings.json")
