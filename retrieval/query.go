@@ -717,9 +717,9 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 	return nil
 }
 
-// complete adds, for the leading lexical candidates, the contribution of
-// searched terms whose top lists they were not in.
-func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
+// leadingLexical returns at most n candidates with lexical evidence, the
+// strongest first (ties by id, so that every run picks the same).
+func leadingLexical(cands map[int64]*cand, n int) []*cand {
 	top := make([]*cand, 0, len(cands))
 	for _, c := range cands {
 		if c.lex > 0 {
@@ -732,9 +732,13 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 		}
 		return top[a].id < top[b].id
 	})
-	if len(top) > completeTop {
-		top = top[:completeTop]
-	}
+	return top[:min(len(top), n)]
+}
+
+// complete adds, for the leading lexical candidates, the contribution of
+// searched terms whose top lists they were not in.
+func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
+	top := leadingLexical(cands, completeTop)
 	if len(top) == 0 {
 		return nil
 	}
@@ -773,21 +777,7 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 	if len(terms) == 0 {
 		return nil
 	}
-	top := make([]*cand, 0, len(cands))
-	for _, c := range cands {
-		if c.lex > 0 {
-			top = append(top, c)
-		}
-	}
-	sort.Slice(top, func(a, b int) bool {
-		if top[a].lex != top[b].lex {
-			return top[a].lex > top[b].lex
-		}
-		return top[a].id < top[b].id
-	})
-	if len(top) > holdTop {
-		top = top[:holdTop]
-	}
+	top := leadingLexical(cands, holdTop)
 	// A candidate is checked only if the common words it lacks could lift
 	// it among the holdFloorRank leading ones (max-score pruning): each
 	// check is a seek in a long posting list, and most cannot get there.
@@ -795,7 +785,7 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 	if len(top) > holdFloorRank {
 		floor = top[holdFloorRank-1].lex
 	}
-	check := top[:0:0]
+	var check []*cand
 	for _, c := range top {
 		bound := c.lex
 		for _, t := range terms {
