@@ -555,16 +555,14 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 }
 
 // Holding returns which of the entities ids hold term in their full-text
-// document. Unlike ScoreDocs it computes no BM25: FTS5's bm25() counts the
-// term's documents over its whole posting list on every call, which for a
-// word in a tenth of a kernel's entities costs more than the lookups.
+// document. Unlike ScoreDocs it computes no BM25, whose document count for a
+// common word is the costly part of scoring it (decision 0116).
 func (s *Store) Holding(ctx context.Context, term string, ids []int64) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	// One probe of the term's posting list per entity (a rowid seek), not
-	// a read of the whole list.
+	// The term is matched once per candidate row (fts.rowid = e.seq).
 	args := append(int64Args(ids), `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id FROM entities e
 		WHERE e.id IN (`+placeholders(len(ids))+`)
