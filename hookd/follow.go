@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/treewatch"
 	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/store"
 )
 
 // How the daemon follows the workspace's files (decision 0092's amendment).
@@ -37,6 +38,13 @@ const (
 	// checkout of thousands of files would miss its deadline. A larger
 	// burst goes to a background index run (Heal), a process of its own.
 	followBatch = 200
+	// sharedWriteMax is the most files the daemon re-indexes on the
+	// connection its hooks query through (decision 0085 keeps that one
+	// warm for the prompt after an Edit). Writing a file holds it for
+	// about 1.4 ms (150 files: 210 ms on an idle machine, more than the
+	// hook deadline on a loaded one), so a larger batch writes through a
+	// connection of its own while hooks go on reading.
+	sharedWriteMax = 8
 	// followLockWait bounds the wait for another process's index run; the
 	// freshness check on render covers what a skipped update leaves behind.
 	followLockWait = 2 * time.Second
@@ -313,7 +321,7 @@ func (f *follower) flush(ctx context.Context) (index.Summary, error) {
 		changes[i] = index.Change{Path: p}
 	}
 	start := time.Now()
-	sum, err := index.Update(ctx, f.d.st, index.Options{Root: f.d.opts.Root, Config: f.cfg, Log: f.d.log, Workers: 1, LockTimeout: followLockWait, Resident: &f.resident}, changes)
+	sum, err := f.reindex(ctx, changes)
 	if err != nil {
 		f.d.log.Warn("follow files: re-index", zap.Int("files", len(paths)), zap.Error(err))
 		// Not lost for good: the next walk (or render) catches up; until
@@ -324,6 +332,22 @@ func (f *follower) flush(ctx context.Context) (index.Summary, error) {
 	}
 	f.d.log.Debug("follow files: re-indexed", zap.Int("files", len(paths)), zap.Int("parsed", sum.Parsed), zap.Int("deleted", sum.Deleted), zap.Duration("took", time.Since(start)))
 	return sum, nil
+}
+
+// reindex brings changes into the index: on the daemon's own connection
+// when they are few, else on one opened for them.
+func (f *follower) reindex(ctx context.Context, changes []index.Change) (index.Summary, error) {
+	opts := index.Options{Root: f.d.opts.Root, Config: f.cfg, Log: f.d.log, Workers: 1, LockTimeout: followLockWait}
+	if len(changes) <= sharedWriteMax {
+		opts.Resident = &f.resident
+		return index.Update(ctx, f.d.st, opts, changes)
+	}
+	st, err := store.Open(ctx, f.d.opts.Root, store.Options{BusyTimeout: followLockWait, Existing: true})
+	if err != nil {
+		return index.Summary{}, err
+	}
+	defer st.Close()
+	return index.Update(ctx, st, opts, changes)
 }
 
 // update does a hook's re-index, with whatever else is pending: a hook

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/hookcall"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/wstest"
@@ -295,5 +298,80 @@ func TestDaemonFollowsBadInput(t *testing.T) {
 	}
 	if f := resp.Daemon.Following; f.Dirs != 2 || !strings.Contains(f.Partial, "bound of 2") {
 		t.Errorf("following with a bound of 2 directories: %+v", f)
+	}
+}
+
+// TestFollowBatchLeavesHooksReading re-indexes a checkout's worth of files
+// through the follow loop while a hook's query runs on the daemon's one
+// connection again and again: the batch writes through a connection of its
+// own, so no query waits for it. Through the daemon's connection the
+// longest query waited for nearly the whole batch (295 of 314 ms), and for
+// its writes when it was parsed first (126–191 of 340–383 ms).
+func TestFollowBatchLeavesHooksReading(t *testing.T) {
+	ctx := context.Background()
+	root := testWorkspace(t)
+	st, err := store.Open(ctx, root, store.Options{SingleConnection: true, Existing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f := &follower{d: &daemon{opts: ServeOptions{Root: root}, log: zap.NewNop(), st: st}, cfg: config.Default(), pending: map[string]bool{}}
+	defer f.resident.Close()
+	for rev := range 2 {
+		var changes []index.Change
+		for i := range 150 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "package filler\n\n// rev %d\n", rev)
+			for fn := range 30 {
+				fmt.Fprintf(&b, "\n// Fill%d_%d adds a constant.\nfunc Fill%d_%d(x int) int { return x + %d }\n", i, fn, i, fn, rev+fn)
+			}
+			rel := fmt.Sprintf("filler/f%03d.go", i)
+			wstest.Write(t, root, map[string]string{rel: b.String()})
+			changes = append(changes, index.Change{Path: rel})
+		}
+		var longest time.Duration
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+				}
+				start := time.Now()
+				if _, err := st.FileCount(ctx); err != nil {
+					t.Error(err)
+				}
+				longest = max(longest, time.Since(start))
+			}
+		}()
+		start := time.Now()
+		sum, err := f.reindex(ctx, changes)
+		took := time.Since(start)
+		close(stop)
+		<-done
+		if err != nil || sum.Parsed != 150 {
+			t.Fatalf("re-index of 150 files: %+v, %v", sum, err)
+		}
+		t.Logf("batch %v, longest query %v", took, longest)
+		if longest > took/2 {
+			t.Errorf("a query waited %v during a batch of %v", longest, took)
+		}
+	}
+	if n := st.Commits(); n != 0 {
+		t.Errorf("the batches committed %d times through the daemon's connection", n)
+	}
+	// A few files go through the daemon's own connection, which stays warm.
+	wstest.Write(t, root, map[string]string{"filler/f000.go": "package filler\n\nfunc Only() {}\n"})
+	if _, err := f.reindex(ctx, []index.Change{{Path: "filler/f000.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Commits() == 0 {
+		t.Error("a save was not written through the daemon's connection")
+	}
+	ents, err := st.EntitiesInFile(ctx, "filler/f000.go")
+	if err != nil || len(ents) != 2 || ents[1].Name != "Only" {
+		t.Errorf("after the save: %+v, %v", ents, err)
 	}
 }

@@ -565,6 +565,11 @@ func sameImports(a, b []store.Ref) bool {
 	return true
 }
 
+// parseAheadMax is the most files a run on a store of one connection
+// parses before its write transaction begins (see apply): the results of
+// the daemon's largest re-index (followBatch) are held in memory at once.
+const parseAheadMax = 256
+
 // batchFiles is how many files one write transaction holds during a large
 // run: large enough to amortise commits, small enough that a hook waiting
 // for the write lock is not held up for long.
@@ -591,6 +596,31 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		return err
 	}
 	small := len(work)+len(deleted) <= 64
+	cold := len(tracked) == 0 || len(work) > len(tracked)/2
+	// On a store of one connection (the hook daemon's, a hook process's),
+	// the write transaction holds the connection that every hook's query
+	// needs. A batch that fits in memory is parsed before it begins, so
+	// that hooks wait for the writes only: the daemon's follow loop
+	// re-indexing a checkout's 150 files on its one worker held them past
+	// their deadline (decision 0092's amendment).
+	var results <-chan *result
+	var prior map[int64]priorRows
+	if st.SeesOtherCommits() && !rebuild && len(work) <= parseAheadMax {
+		parsing := parseAll(ctx, opts, work)
+		if small {
+			// What the replaced files had is read while they parse; the
+			// index lock keeps other writers out until the write.
+			if prior, err = readPrior(ctx, st, work); err != nil {
+				return err
+			}
+		}
+		ahead := make(chan *result, len(work))
+		for r := range parsing {
+			ahead <- r
+		}
+		close(ahead)
+		results = ahead
+	}
 	var w *store.Writer
 	if rebuild {
 		if err := st.StartRebuild(ctx); err != nil {
@@ -609,7 +639,6 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 	// disk, and what was written of a file is let go: held, they grew with
 	// the tree (6.8 GiB for a kernel; decision 0106). Such a run reads back
 	// most of what it writes, through the page cache rather than the map.
-	cold := len(tracked) == 0 || len(work) > len(tracked)/2
 	var spill *refSpill
 	if cold && !small {
 		if spill, err = newRefSpill(filepath.Dir(st.Path())); err != nil {
@@ -646,12 +675,13 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 	}
 
 	// Phase 1: parse on all cores, write entities and documents.
-	results := parseAll(ctx, opts, work)
-	var prior map[int64]priorRows
-	if small {
-		// What the replaced files had is read while they parse.
-		if prior, err = readPrior(ctx, w, work); err != nil {
-			return err
+	if results == nil {
+		results = parseAll(ctx, opts, work)
+		if small {
+			// What the replaced files had is read while they parse.
+			if prior, err = readPrior(ctx, w, work); err != nil {
+				return err
+			}
 		}
 	}
 	var done []*result
@@ -889,7 +919,14 @@ type priorRows struct {
 	refs []store.Ref
 }
 
-func readPriorRows(ctx context.Context, w *store.Writer, fileID int64) (priorRows, error) {
+// priorSource reads a file's stored rows: a Writer inside its
+// transaction, or the Store while the index lock keeps writers out.
+type priorSource interface {
+	EntityKeys(ctx context.Context, fileID int64) (map[int64]store.EntityKey, error)
+	Refs(ctx context.Context, fileIDs []int64, names []string) ([]store.Ref, error)
+}
+
+func readPriorRows(ctx context.Context, w priorSource, fileID int64) (priorRows, error) {
 	keys, err := w.EntityKeys(ctx, fileID)
 	if err != nil {
 		return priorRows{}, err
@@ -899,7 +936,7 @@ func readPriorRows(ctx context.Context, w *store.Writer, fileID int64) (priorRow
 }
 
 // readPrior reads the prior rows of the stored files among work, by file id.
-func readPrior(ctx context.Context, w *store.Writer, work []job) (map[int64]priorRows, error) {
+func readPrior(ctx context.Context, w priorSource, work []job) (map[int64]priorRows, error) {
 	prior := map[int64]priorRows{}
 	for _, j := range work {
 		if j.old == nil {

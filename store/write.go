@@ -343,7 +343,20 @@ type EntityKey struct {
 // EntityKeys returns the names and parents of a file's entities by id
 // (before a replace, to know which references elsewhere need re-resolution).
 func (w *Writer) EntityKeys(ctx context.Context, fileID int64) (map[int64]EntityKey, error) {
-	rows, err := w.tx.QueryContext(ctx, w.t.sql(`SELECT id, name, coalesce(parent_id, 0) FROM {entities} WHERE file_id = ? AND kind != 'file'`), fileID)
+	return entityKeys(ctx, w.tx, w.t.sql(entityKeysSQL), fileID)
+}
+
+// EntityKeys is Writer.EntityKeys on the live tables, outside a write
+// transaction: for a writer that holds the index lock and reads before it
+// begins one.
+func (s *Store) EntityKeys(ctx context.Context, fileID int64) (map[int64]EntityKey, error) {
+	return entityKeys(ctx, s.db, liveTables.sql(entityKeysSQL), fileID)
+}
+
+const entityKeysSQL = `SELECT id, name, coalesce(parent_id, 0) FROM {entities} WHERE file_id = ? AND kind != 'file'`
+
+func entityKeys(ctx context.Context, db querier, q string, fileID int64) (map[int64]EntityKey, error) {
+	rows, err := db.QueryContext(ctx, q, fileID)
 	if err != nil {
 		return nil, classify(err)
 	}
