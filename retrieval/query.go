@@ -19,6 +19,7 @@ package retrieval
 
 import (
 	"context"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -199,6 +200,7 @@ const (
 
 type cand struct {
 	id       int64
+	file     int64 // 0 until known
 	lex      float64
 	matched  map[string]float64 // term → its weighted BM25F contribution
 	exact    float64
@@ -498,6 +500,20 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return results[a].Entity.ID < results[b].Entity.ID
 	})
+	// The gate looks at the ranked entities, before Focus chooses among
+	// them what to show (showing fewer never makes a message less
+	// relevant), and before the files are ranked, which an abstention
+	// does not show.
+	best := 0.0
+	for _, r := range results[:min(len(results), req.Limit)] {
+		best = math.Max(best, r.Relevance)
+	}
+	if req.MinRelevance >= 0 && best < req.MinRelevance {
+		resp.Abstain = true
+		resp.Reason = "nothing clears the relevance threshold"
+		resp.Results = nil
+		return resp, nil
+	}
 	if !req.EntitiesOnly {
 		wt := wholeTerms(qtf, terms, df, total, messageTriggers)
 		ht := historyTerms(qtf, terms, fromMessage)
@@ -509,8 +525,12 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if err != nil {
 			return nil, err
 		}
+		fileOf, err := candidateFiles(ctx, st, cands)
+		if err != nil {
+			return nil, err
+		}
 		rank := func() ([]FileResult, error) {
-			return rankFiles(ctx, st, req.Text, cands, whole, ht, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+			return rankFiles(ctx, st, req.Text, cands, fileOf, whole, ht, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
 		}
 		files, err := rank()
 		if err != nil {
@@ -525,18 +545,6 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			}
 		}
 		resp.Files = files
-	}
-	// The gate looks at the ranked entities, before Focus chooses among
-	// them what to show: showing fewer never makes a message less relevant.
-	best := 0.0
-	for _, r := range results[:min(len(results), req.Limit)] {
-		best = math.Max(best, r.Relevance)
-	}
-	if req.MinRelevance >= 0 && best < req.MinRelevance {
-		resp.Abstain = true
-		resp.Reason = "nothing clears the relevance threshold"
-		resp.Files, resp.Results = nil, nil
-		return resp, nil
 	}
 	if req.Focus && len(resp.Files) > 0 {
 		files := resp.Files
@@ -668,6 +676,7 @@ func mentionsTests(text string) bool { return mentionsAny(text, testWords) }
 func credit(get func(int64) *cand, t string, weight float64, hits []store.Hit) {
 	for _, h := range hits {
 		c := get(h.ID)
+		c.file = h.FileID
 		c.lex += weight * h.Score
 		if c.matched == nil {
 			c.matched = map[string]float64{}
@@ -704,6 +713,7 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 			}
 			found[h.ID] = true
 			c := get(h.ID)
+			c.file = h.FileID
 			if c.matched == nil {
 				c.matched = map[string]float64{}
 			}
@@ -913,15 +923,11 @@ func fileScore(s FileSignals) float64 {
 	return sum * s.Demotion
 }
 
-// rankFiles scores files as wholes: whole-file BM25 over each file's
-// document (what whole-file retrieval does; whole is wholeFileRanks'), a
-// file's best entity per term (entity-level fields keep names and signatures
-// strong), the union coverage of what the file matches, and exact, graph and
-// activity signals from its best entity; the leading files are then
-// re-ordered by their size prior, by how recently a commit touched them
-// (recentFiles) and by the directories the message's subject names (text
-// is the message).
-func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, whole map[int64]float64, hterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+// candidateFiles returns the files of the candidates that can lift a file
+// in rankFiles: those with evidence of their own, the best
+// maxFileCandidates of them. It is read once for both of a query's file
+// rankings.
+func candidateFiles(ctx context.Context, st *store.Store, cands map[int64]*cand) (map[int64]int64, error) {
 	// Only candidates with evidence of their own can lift a file.
 	ids := make([]int64, 0, len(cands))
 	for id, c := range cands {
@@ -940,10 +946,36 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 		})
 		ids = ids[:maxFileCandidates]
 	}
-	fileOf, err := st.FileIDs(ctx, ids)
-	if err != nil {
-		return nil, err
+	// A full-text hit came with its file; graph and exact matches did not.
+	fileOf := make(map[int64]int64, len(ids))
+	unknown := ids[:0:0]
+	for _, id := range ids {
+		if f := cands[id].file; f != 0 {
+			fileOf[id] = f
+		} else {
+			unknown = append(unknown, id)
+		}
 	}
+	if len(unknown) == 0 {
+		return fileOf, nil
+	}
+	found, err := st.FileIDs(ctx, unknown)
+	maps.Copy(fileOf, found)
+	return fileOf, err
+}
+
+// rankFiles scores files as wholes: whole-file BM25 over each file's
+// document (what whole-file retrieval does; whole is wholeFileRanks'), a
+// file's best entity per term (entity-level fields keep names and signatures
+// strong), the union coverage of what the file matches, and exact, graph and
+// activity signals from its best entity; the leading files are then
+// re-ordered by their size prior, by how recently a commit touched them
+// (recentFiles) and by the directories the message's subject names (text
+// is the message).
+//
+// fileOf holds the files of the candidates that can lift one
+// (candidateFiles).
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, fileOf map[int64]int64, whole map[int64]float64, hterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
 	type acc struct {
 		terms                map[string]float64
 		exact, graph, active float64

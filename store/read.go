@@ -337,8 +337,9 @@ func (s *Store) RefsFrom(ctx context.Context, id int64) ([]Ref, error) {
 
 // Hit is a full-text match.
 type Hit struct {
-	ID    int64
-	Score float64 // higher is better
+	ID     int64
+	FileID int64   // the entity's file
+	Score  float64 // higher is better
 }
 
 // FieldWeights weight the full-text columns in BM25F order: name, qualified
@@ -364,7 +365,7 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 		return nil, nil
 	}
 	// Full-text rows are numbered by entities.seq: map them to entity ids.
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`,
 		w[0], w[1], w[2], w[3], w[4], w[5], limit), match)
@@ -663,7 +664,7 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	}
 	table := fileTable(corpus)
 	// The row number is the file entity's seq; its id is the file's id.
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT %[4]d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight, limit),
 		match)
@@ -698,7 +699,7 @@ func scanHits(rows *sql.Rows) ([]Hit, error) {
 	var out []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+		if err := rows.Scan(&h.ID, &h.FileID, &h.Score); err != nil {
 			return nil, classify(err)
 		}
 		out = append(out, h)
