@@ -222,13 +222,30 @@ func TestAnalyzerChangeRebuildsAsColdIndex(t *testing.T) {
 }
 
 // A cold index is written compact: its file is no larger than a copy that
-// VACUUM rewrote (decision 0115).
+// VACUUM rewrote (decision 0115), and each of the code's full-text indexes,
+// written in a segment per batch, is one segment (decision 0117).
 func TestColdIndexCompact(t *testing.T) {
 	root := testWorkspace(t, rebuildTree(2*batchFiles))
 	_, st := run(t, root, config.Default())
+	for _, table := range []string{"fts", "fts_files"} {
+		if n := segments(t, st, table); n != 1 {
+			t.Errorf("%s has %d segments after a cold run, want 1", table, n)
+		}
+	}
 	if got, want := pages(t, st), compacted(t, st); got != want {
 		t.Errorf("cold index of %d pages, %d compacted", got, want)
 	}
+}
+
+// segments counts the segments of an FTS5 table's index (its %_idx table
+// has rows for every segment's pages).
+func segments(t *testing.T, st *store.Store, table string) int {
+	t.Helper()
+	var n int
+	if err := st.DB().QueryRow(`SELECT count(DISTINCT segid) FROM ` + table + `_idx`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // pages is the page count of st's index file.

@@ -445,6 +445,10 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 // file, not in memory as the connection's other temporary data is, and the
 // file is read through the page cache rather than the memory map, so that
 // compacting a large index does not need its size in memory.
+//
+// First the code's full-text indexes are merged into one segment each: a
+// run writes them in batches, whose segments every later query reads one
+// by one (decision 0117).
 func (s *Store) Compact(ctx context.Context) error {
 	c, err := s.db.Conn(ctx)
 	if err != nil {
@@ -457,6 +461,11 @@ func (s *Store) Compact(ctx context.Context) error {
 	// The connection goes back to the pool: it must be as the others
 	// again, whatever VACUUM did.
 	defer c.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA temp_store = MEMORY; PRAGMA main.mmap_size = %d`, mmapSize))
+	for _, t := range []string{"fts", "fts_files", "fts_files_aside"} {
+		if _, err := c.ExecContext(ctx, fmt.Sprintf(`INSERT INTO main.%[1]s(%[1]s) VALUES('optimize')`, t)); err != nil {
+			return classify(fmt.Errorf("compact index: merge %s: %w", t, err))
+		}
+	}
 	if _, err := c.ExecContext(ctx, `VACUUM main`); err != nil {
 		return classify(fmt.Errorf("compact index: %w", err))
 	}
