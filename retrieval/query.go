@@ -745,6 +745,17 @@ func leadingLexical(cands map[int64]*cand, n int) []*cand {
 	return top[:min(len(top), n)]
 }
 
+// lacking returns the ids of the candidates not credited with term t.
+func lacking(cands []*cand, t string) []int64 {
+	var ids []int64
+	for _, c := range cands {
+		if _, ok := c.matched[t]; !ok {
+			ids = append(ids, c.id)
+		}
+	}
+	return ids
+}
+
 // complete adds, for the leading lexical candidates, the contribution of
 // searched terms whose top lists they were not in.
 func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
@@ -753,12 +764,7 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 		return nil
 	}
 	for _, t := range terms {
-		var ids []int64
-		for _, c := range top {
-			if _, ok := c.matched[t]; !ok {
-				ids = append(ids, c.id)
-			}
-		}
+		ids := lacking(top, t)
 		if len(ids) == 0 {
 			continue
 		}
@@ -808,12 +814,7 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 		}
 	}
 	for _, t := range terms {
-		var ids []int64
-		for _, c := range check {
-			if _, ok := c.matched[t]; !ok {
-				ids = append(ids, c.id)
-			}
-		}
+		ids := lacking(check, t)
 		if len(ids) == 0 {
 			continue
 		}

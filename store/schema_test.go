@@ -44,11 +44,7 @@ func TestSchemaVersion6GainsFileClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to version 6: the files and entities tables as they were.
-	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;
-		ALTER TABLE entities DROP COLUMN qname;
-		ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
-		UPDATE entities SET qname = name WHERE qname = '';
-		PRAGMA user_version = 6`); err != nil {
+	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + `PRAGMA user_version = 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -87,16 +83,7 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 	fd := sampleFile("drivers/tcp.c", 100)
 	fd.Entities = append(fd.Entities, Entity{ID: 102, FileID: 100, ParentID: 100, Kind: "constant", Name: "TCP_RTO_MAX", QName: "TCP_RTO_MAX", StartLine: 7, EndLine: 7})
 	fd.Docs = append(fd.Docs, Doc{ID: 102, Name: "tcprtomax tcp rto max"})
-	w, err := s.BeginWrite(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.PutFile(ctx, fd, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, s, fd)
 	check := func(when string) {
 		t.Helper()
 		got, err := s.EntitiesInFile(ctx, "drivers/tcp.c")
@@ -124,13 +111,17 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 	}
 
 	// Back to version 8: every qualified name in a column of its own.
-	if _, err := s.DB().Exec(`ALTER TABLE entities DROP COLUMN qname;
-		ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
-		UPDATE entities SET qname = name WHERE qname = '';
-		PRAGMA user_version = 8`); err != nil {
+	if _, err := s.DB().Exec(undoQNameSQL + `PRAGMA user_version = 8`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	s = openTest(t, root)
 	check("upgraded from version 8")
 }
+
+// undoQNameSQL turns the entities table back into its form before schema
+// version 9: every qualified name in a column of its own.
+const undoQNameSQL = `ALTER TABLE entities DROP COLUMN qname;
+	ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
+	UPDATE entities SET qname = name WHERE qname = '';
+	`

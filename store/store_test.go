@@ -17,6 +17,22 @@ import (
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
+// putFile writes one file's rows in a transaction of their own.
+func putFile(t *testing.T, s *Store, fd *FileData) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutFile(ctx, fd, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func openTest(t *testing.T, root string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), root, Options{})
@@ -334,16 +350,7 @@ func TestFileSummary(t *testing.T) {
 	fd.Entities = append(fd.Entities,
 		Entity{ID: 102, FileID: 100, ParentID: 101, Kind: "variable", Name: "inner", QName: "inner", StartLine: 3, EndLine: 3},
 		Entity{ID: 103, FileID: 100, ParentID: 100, Kind: "type", Name: "Server", QName: "http.Server", StartLine: 6, EndLine: 8})
-	w, err := s.BeginWrite(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.PutFile(ctx, fd, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, s, fd)
 	for _, tc := range []struct {
 		path  string
 		names int
