@@ -155,6 +155,8 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 		}
 		title := "Related Code"
 		switch {
+		case r.Detail == DetailBrief:
+			title = seeAlso
 		case e.Kind == "file":
 			title = "File Context"
 		case r.Signals.Exact >= 0.85:
@@ -209,17 +211,20 @@ func Assemble(ctx context.Context, st *store.Store, req Request, resp *Response,
 		items++
 	}
 	// Symbols first, then related code, then file context: the seed's order
-	// puts what was asked about before what surrounds it.
+	// puts what was asked about before what surrounds it; the files named
+	// in brief come last.
 	rank := func(t string) int {
 		switch {
 		case strings.HasPrefix(t, "Symbol: "):
 			return 0
 		case t == "Related Code":
 			return 1
+		case t == seeAlso:
+			return 3
 		}
 		return 2
 	}
-	for pass := 0; pass < 3; pass++ {
+	for pass := 0; pass < 4; pass++ {
 		for _, t := range order {
 			if rank(t) == pass {
 				out.Sections = append(out.Sections, *sections[t])

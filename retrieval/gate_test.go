@@ -105,11 +105,13 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 	tests := []struct {
 		name   string
 		scores []float64
-		want   []string
+		want   []string // the focus's files
+		brief  []string // the files named in brief
 	}{
-		{"close scores keep three files", []float64{1, 0.9, 0.8}, []string{"a.go", "b.go", "c.go"}},
-		{"a distant third is dropped", []float64{1, 0.7, 0.5}, []string{"a.go", "b.go"}},
-		{"a distant second ends the focus", []float64{1, 0.3, 0.3}, []string{"a.go"}},
+		{"close scores keep three files", []float64{1, 0.9, 0.8}, []string{"a.go", "b.go", "c.go"}, nil},
+		{"a distant third is named in brief", []float64{1, 0.7, 0.5}, []string{"a.go", "b.go"}, []string{"c.go"}},
+		{"a distant second ends the focus", []float64{1, 0.3, 0.3, 0.3, 0.3}, []string{"a.go"}, []string{"b.go", "c.go", "d.go"}},
+		{"files past the fourth are left out", []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5}, []string{"a.go", "b.go", "c.go"}, []string{"d.go"}},
 	}
 	// Two candidates in each file: the best file keeps both, the others
 	// their best one.
@@ -129,14 +131,21 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var paths []string
+			var paths, brief []string
 			for _, r := range got {
-				paths = append(paths, r.Entity.Path)
+				if r.Detail == DetailBrief {
+					brief = append(brief, r.Entity.Path)
+				} else {
+					paths = append(paths, r.Entity.Path)
+				}
 			}
 			// The best file's entities come first, both of them.
 			want := append([]string{tt.want[0]}, tt.want...)
 			if !slices.Equal(paths, want) {
-				t.Fatalf("focus = %v, want %v", paths, want)
+				t.Errorf("focus = %v, want %v", paths, want)
+			}
+			if !slices.Equal(brief, tt.brief) {
+				t.Errorf("named in brief = %v, want %v", brief, tt.brief)
 			}
 		})
 	}
