@@ -508,10 +508,15 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		// The entities of the best files, scored on every searched word:
 		// the files are the ranking's surest finding, and the entity a
 		// question is about may have matched too few words to be found
-		// through the words' own lists.
-		added, err := completeFiles(ctx, st, cands, get, files, searched, df, weights, idf, req.Gate != GatePrompt)
-		if err != nil {
-			return nil, err
+		// through the words' own lists. Not for the prompt hook, whose
+		// focus already orders entities by their file, and whose latency
+		// budget the 10 ms of CPU it costs on GOROOT/src does not fit
+		// (decision 0118).
+		added := false
+		if req.Gate != GatePrompt {
+			if added, err = completeFiles(ctx, st, cands, get, files, searched, df, weights, idf); err != nil {
+				return nil, err
+			}
 		}
 		if added {
 			for _, c := range cands {
@@ -794,11 +799,11 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 
 // completeFiles scores the declarations of the first inFileFiles files on
 // the searched terms their candidates lack, the rare ones by BM25 as
-// complete does, with holding the common ones as completeHolding does (one
-// read of the term's postings over the file's rows), and makes candidates
+// complete does, the common ones as completeHolding does (one read of the
+// term's postings over the file's rows), and makes candidates
 // of those that match, each marked with its file's share of the best
 // file's score. It reports whether any candidate changed.
-func completeFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, get func(int64) *cand, files []FileResult, terms []string, df map[string]int, weights, idf map[string]float64, holding bool) (bool, error) {
+func completeFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, get func(int64) *cand, files []FileResult, terms []string, df map[string]int, weights, idf map[string]float64) (bool, error) {
 	type fileDecls struct {
 		share  float64
 		lo, hi int64
@@ -870,9 +875,6 @@ func completeFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, 
 					credit(id, t, weights[t]*sc)
 				}
 			}
-			continue
-		}
-		if !holding {
 			continue
 		}
 		for _, fd := range fs {
