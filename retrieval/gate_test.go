@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -148,5 +149,51 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 				t.Errorf("named in brief = %v, want %v", brief, tt.brief)
 			}
 		})
+	}
+}
+
+// TestItemDetail: an entity in full shows its code and neighbourhood,
+// short the first half of its code alone, brief its header alone.
+func TestItemDetail(t *testing.T) {
+	body := "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n"
+	for i := range 10 {
+		body += fmt.Sprintf("\tname = trim%d(name)\n", i)
+	}
+	body += "\treturn helper(name)\n}\n\nfunc helper(s string) string { return s }\n\nfunc Use() string { return Greet(\"x\") }\n"
+	for i := range 10 {
+		body += fmt.Sprintf("\nfunc trim%d(s string) string { return s }\n", i)
+	}
+	root, st := wstest.Indexed(t, map[string]string{"greet/greet.go": body})
+	ctx := context.Background()
+	tests := []struct {
+		detail    Detail
+		want, not []string
+	}{
+		{DetailFull, []string{"### function `greet.Greet` — greet/greet.go:4", "> Greet says hello.", "name = trim7(name)", "calls: ", "used by: greet.Use"}, nil},
+		{DetailShort, []string{"### function `greet.Greet` — greet/greet.go:4", "name = trim3(name)"}, []string{"trim7(name)", "calls: ", "used by: "}},
+		{DetailBrief, []string{"### function `greet.Greet` — greet/greet.go:4"}, []string{"func Greet", "Greet says hello", "calls: ", "used by: "}},
+	}
+	for _, tt := range tests {
+		req := Request{Text: "Greet", MinRelevance: -1}
+		resp, err := Query(ctx, st, req)
+		if err != nil || len(resp.Results) == 0 || resp.Results[0].Entity.Name != "Greet" {
+			t.Fatalf("query: %v, %+v", err, resp)
+		}
+		resp.Results = resp.Results[:1]
+		resp.Results[0].Detail = tt.detail
+		c, err := Assemble(ctx, st, req, resp, ContextOptions{Root: root, MaxTokens: 4000, MaxSections: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(c.Markdown, w) {
+				t.Errorf("detail %d lacks %q:\n%s", tt.detail, w, c.Markdown)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(c.Markdown, n) {
+				t.Errorf("detail %d shows %q:\n%s", tt.detail, n, c.Markdown)
+			}
+		}
 	}
 }

@@ -60,6 +60,28 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 			it.tokens = EstimateTokens(it.text)
 			return it, nil
 		}
+		refs, err := st.RefsFrom(ctx, e.ID)
+		if err != nil {
+			return it, err
+		}
+		seen := map[string]bool{}
+		for _, rf := range refs {
+			if rf.Kind == store.RefCalls && !seen[rf.Name] && len(it.Calls) < itemCalls {
+				seen[rf.Name] = true
+				it.Calls = append(it.Calls, rf.Name)
+			}
+		}
+		callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUsers)
+		if err != nil {
+			return it, err
+		}
+		users, _, err := neighbours(ctx, st, callers, edgeSrc, itemUsers, false)
+		if err != nil {
+			return it, err
+		}
+		for _, c := range users {
+			it.CalledBy = append(it.CalledBy, c.QName)
+		}
 	} else {
 		members, err := fileOutline(ctx, st, e, fileMembers)
 		if err != nil {
