@@ -153,12 +153,6 @@ const (
 	wExact   = 0.25
 	wGraph   = 0.15
 	wActive  = 0.10
-	// wInFile weighs the score share of the best file declaring a
-	// candidate, among the first inFileFiles (completeFiles): the ranking
-	// finds the file more surely than the entity. Fitted on the even half
-	// of the project's kernel prompts (the best of 0–0.4) and checked on
-	// the odd half (decision 0118).
-	wInFile = 0.2
 
 	perTermLimit = 200
 	// maxFileCandidates bounds the entities whose files are looked up.
@@ -196,11 +190,6 @@ const (
 	holdTop       = 200
 	holdFloorRank = 10
 	holdCredit    = 0.5
-	// inFileFiles is how many of the best files have their declarations
-	// (at most inFileDecls each) scored on every searched word
-	// (completeFiles), as focusFiles files are shown.
-	inFileFiles = focusFiles
-	inFileDecls = 400
 	// maxCompleteDocs limits completion to terms cheap to look up.
 	maxCompleteDocs = 500
 	// maxDocShare drops terms that occur in more than this share of all
@@ -237,9 +226,6 @@ type cand struct {
 	why      []string
 	coverage float64
 	mass     float64 // IDF-weighted mass of the query terms matched
-	// inFile is the score share of the best file among the first
-	// inFileFiles that declares the candidate (completeFiles), else 0.
-	inFile float64
 }
 
 // Query ranks the index's entities and files for a request.
@@ -386,7 +372,18 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 	}
 	for _, c := range cands {
-		measure(c, terms, idf, weights, idfMass)
+		// In the query's term order, not the map's: a sum in random order
+		// changes in its last bits between runs.
+		var m float64
+		for _, t := range terms {
+			if _, ok := c.matched[t]; ok {
+				m += idf[t] * weights[t]
+			}
+		}
+		if idfMass > 0 {
+			c.coverage = m / idfMass
+		}
+		c.mass = m
 	}
 
 	// 3. Exact mentions: the message's own first, so that the prompt gate
@@ -450,16 +447,76 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return nil, err
 	}
 
-	// 5. Fuse.
-	wantTests := mentionsTests(req.Text)
-	wantDocs := mentionsDocs(req.Text)
-	fused := func() ([]Result, error) {
-		return fuse(ctx, st, cands, req, total, wantTests, wantDocs)
+	// 5. Fuse. Entities are loaded only for the candidates that can still
+	// make the cut: the provisional score ignores only the test-file
+	// demotion, which can lower a score but never raise it.
+	var maxLex float64
+	for _, c := range cands {
+		maxLex = math.Max(maxLex, c.lex)
 	}
-	results, err := fused()
+	provisional := func(c *cand) float64 {
+		lexN := 0.0
+		if maxLex > 0 {
+			lexN = c.lex / maxLex
+		}
+		return wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active
+	}
+	ids := make([]int64, 0, len(cands))
+	for id := range cands {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		pa, pb := provisional(cands[ids[a]]), provisional(cands[ids[b]])
+		if pa != pb {
+			return pa > pb
+		}
+		return ids[a] < ids[b]
+	})
+	if keep := max(3*req.Limit, 50); len(ids) > keep {
+		ids = ids[:keep]
+	}
+	ents, err := st.EntitiesByID(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
+	wantTests := mentionsTests(req.Text)
+	wantDocs := mentionsDocs(req.Text)
+	results := make([]Result, 0, len(cands))
+	for _, id := range ids {
+		c := cands[id]
+		e, ok := ents[id]
+		if !ok {
+			continue // a stale edge target
+		}
+		if req.Focus && !wantDocs && isProse(e.Path) {
+			continue
+		}
+		lexN := 0.0
+		if maxLex > 0 {
+			lexN = c.lex / maxLex
+		}
+		score := provisional(c) * demotion(e.Class, wantTests, wantDocs)
+		if e.Kind == "file" {
+			// A file entity summarises its declarations (and matches on
+			// its path); among entities, the declarations are the answer.
+			score *= 0.5
+		}
+		// Relevance is evidence from the message (and carried-over
+		// triggers) only: what is open in the editor ranks results but
+		// never makes an unrelated message relevant.
+		rel := math.Max(c.exact, relevanceOf(c.coverage, c.mass, massScale(total)))
+		results = append(results, Result{
+			Entity: e, Score: score, Relevance: rel,
+			Signals: Signals{Lexical: lexN, Coverage: c.coverage, Exact: c.exact, Active: c.active, Graph: c.graph},
+			Why:     c.why,
+		})
+	}
+	sort.Slice(results, func(a, b int) bool {
+		if results[a].Score != results[b].Score {
+			return results[a].Score > results[b].Score
+		}
+		return results[a].Entity.ID < results[b].Entity.ID
+	})
 	// The gate looks at the ranked entities, before Focus chooses among
 	// them what to show (showing fewer never makes a message less
 	// relevant), and before the files are ranked, which an abstention
@@ -505,27 +562,6 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			}
 		}
 		resp.Files = files
-		// The entities of the best files, scored on every searched word:
-		// the files are the ranking's surest finding, and the entity a
-		// question is about may have matched too few words to be found
-		// through the words' own lists. Not for the prompt hook, whose
-		// focus already orders entities by their file, and whose latency
-		// budget the 10 ms of CPU it costs on GOROOT/src does not fit
-		// (decision 0118).
-		added := false
-		if req.Gate != GatePrompt {
-			if added, err = completeFiles(ctx, st, cands, get, files, searched, df, weights, idf); err != nil {
-				return nil, err
-			}
-		}
-		if added {
-			for _, c := range cands {
-				measure(c, terms, idf, weights, idfMass)
-			}
-			if results, err = fused(); err != nil {
-				return nil, err
-			}
-		}
 	}
 	if req.Focus && len(resp.Files) > 0 {
 		files := resp.Files
@@ -545,95 +581,6 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	resp.Results = results
 	return resp, nil
-}
-
-// fuse scores the candidates and returns them best first. Entities are
-// loaded only for the candidates that can still make the cut: the
-// provisional score ignores only the test-file demotion, which can lower a
-// score but never raise it.
-func fuse(ctx context.Context, st *store.Store, cands map[int64]*cand, req Request, total int, wantTests, wantDocs bool) ([]Result, error) {
-	var maxLex float64
-	for _, c := range cands {
-		maxLex = math.Max(maxLex, c.lex)
-	}
-	provisional := func(c *cand) float64 {
-		lexN := 0.0
-		if maxLex > 0 {
-			lexN = c.lex / maxLex
-		}
-		return wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active + wInFile*c.inFile
-	}
-	ids := make([]int64, 0, len(cands))
-	for id := range cands {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool {
-		pa, pb := provisional(cands[ids[a]]), provisional(cands[ids[b]])
-		if pa != pb {
-			return pa > pb
-		}
-		return ids[a] < ids[b]
-	})
-	if keep := max(3*req.Limit, 50); len(ids) > keep {
-		ids = ids[:keep]
-	}
-	ents, err := st.EntitiesByID(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	results := make([]Result, 0, len(cands))
-	for _, id := range ids {
-		c := cands[id]
-		e, ok := ents[id]
-		if !ok {
-			continue // a stale edge target
-		}
-		if req.Focus && !wantDocs && isProse(e.Path) {
-			continue
-		}
-		lexN := 0.0
-		if maxLex > 0 {
-			lexN = c.lex / maxLex
-		}
-		score := provisional(c) * demotion(e.Class, wantTests, wantDocs)
-		if e.Kind == "file" {
-			// A file entity summarises its declarations (and matches on
-			// its path); among entities, the declarations are the answer.
-			score *= 0.5
-		}
-		// Relevance is evidence from the message (and carried-over
-		// triggers) only: what is open in the editor ranks results but
-		// never makes an unrelated message relevant.
-		rel := math.Max(c.exact, relevanceOf(c.coverage, c.mass, massScale(total)))
-		results = append(results, Result{
-			Entity: e, Score: score, Relevance: rel,
-			Signals: Signals{Lexical: lexN, Coverage: c.coverage, Exact: c.exact, Active: c.active, Graph: c.graph},
-			Why:     c.why,
-		})
-	}
-	sort.Slice(results, func(a, b int) bool {
-		if results[a].Score != results[b].Score {
-			return results[a].Score > results[b].Score
-		}
-		return results[a].Entity.ID < results[b].Entity.ID
-	})
-	return results, nil
-}
-
-// measure sets c's coverage and mass: the IDF-weighted share and sum of the
-// query's terms it matched. In the query's term order, not the map's: a sum
-// in random order changes in its last bits between runs.
-func measure(c *cand, terms []string, idf, weights map[string]float64, idfMass float64) {
-	var m float64
-	for _, t := range terms {
-		if _, ok := c.matched[t]; ok {
-			m += idf[t] * weights[t]
-		}
-	}
-	if idfMass > 0 {
-		c.coverage = m / idfMass
-	}
-	c.mass = m
 }
 
 // relevanceOf maps lexical evidence to a relevance in [0, 1]. Coverage says
@@ -795,107 +742,6 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 		}
 	}
 	return nil
-}
-
-// completeFiles scores the declarations of the first inFileFiles files on
-// the searched terms their candidates lack, the rare ones by BM25 as
-// complete does, the common ones as completeHolding does (one read of the
-// term's postings over the file's rows), and makes candidates
-// of those that match, each marked with its file's share of the best
-// file's score. It reports whether any candidate changed.
-func completeFiles(ctx context.Context, st *store.Store, cands map[int64]*cand, get func(int64) *cand, files []FileResult, terms []string, df map[string]int, weights, idf map[string]float64) (bool, error) {
-	type fileDecls struct {
-		share  float64
-		lo, hi int64
-		decls  []store.Declaration
-	}
-	var fs []fileDecls
-	// cs are the declarations as they stand, without making candidates of
-	// those that match nothing.
-	cs := map[int64]*cand{}
-	var ids []int64
-	for _, f := range files[:min(len(files), inFileFiles)] {
-		decls, err := st.Declarations(ctx, f.Path, inFileDecls)
-		if err != nil {
-			return false, err
-		}
-		if len(decls) == 0 {
-			continue
-		}
-		fd := fileDecls{share: f.Score / files[0].Score, lo: decls[0].Seq, hi: decls[0].Seq, decls: decls}
-		for _, d := range decls {
-			fd.lo, fd.hi = min(fd.lo, d.Seq), max(fd.hi, d.Seq)
-			c := cands[d.ID]
-			if c == nil {
-				c = &cand{id: d.ID, matched: map[string]float64{}}
-			}
-			cs[d.ID] = c
-			ids = append(ids, d.ID)
-		}
-		fs = append(fs, fd)
-	}
-	changed := false
-	credit := func(id int64, t string, v float64) {
-		c := cs[id]
-		if cands[id] == nil {
-			n := get(id)
-			n.lex, n.matched = c.lex, c.matched
-			cs[id], c = n, n
-		}
-		if c.matched == nil {
-			c.matched = map[string]float64{}
-		}
-		c.lex += v
-		c.matched[t] = v
-		changed = true
-	}
-	shareOf := map[int64]float64{}
-	for _, fd := range fs {
-		for _, d := range fd.decls {
-			shareOf[d.ID] = max(shareOf[d.ID], fd.share)
-		}
-	}
-	for _, t := range terms {
-		if df[t] <= maxCompleteDocs {
-			var lack []int64
-			for _, id := range ids {
-				if _, ok := cs[id].matched[t]; !ok {
-					lack = append(lack, id)
-				}
-			}
-			if len(lack) == 0 {
-				continue
-			}
-			scores, err := st.ScoreDocs(ctx, t, fieldWeights, lack)
-			if err != nil {
-				return false, err
-			}
-			for _, id := range lack {
-				if sc, ok := scores[id]; ok {
-					credit(id, t, weights[t]*sc)
-				}
-			}
-			continue
-		}
-		for _, fd := range fs {
-			held, err := st.HoldingRows(ctx, t, fd.lo, fd.hi)
-			if err != nil {
-				return false, err
-			}
-			for _, d := range fd.decls {
-				if _, ok := cs[d.ID].matched[t]; !ok && held[d.Seq] {
-					credit(d.ID, t, holdCredit*weights[t]*idf[t])
-				}
-			}
-		}
-	}
-	for id, c := range cs {
-		if cands[id] != nil && c.lex > 0 && c.inFile < shareOf[id] {
-			c.inFile = shareOf[id]
-			changed = true
-		}
-	}
-	return changed, nil
 }
 
 // leadingLexical returns at most n candidates with lexical evidence, the

@@ -72,30 +72,6 @@ func scanEntities(rows *sql.Rows) ([]Entity, error) {
 	return out, classify(rows.Err())
 }
 
-// Declaration is an entity's id and its full-text row (entities.seq).
-type Declaration struct{ ID, Seq int64 }
-
-// Declarations returns at most limit of a file's declarations of code (not
-// its constants, variables, headings or file entity), in source order.
-func (s *Store) Declarations(ctx context.Context, path string, limit int) ([]Declaration, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.seq FROM entities e JOIN files f ON f.id = e.file_id
-		WHERE f.path = ? AND e.kind NOT IN ('file', 'constant', 'variable', 'heading')
-		ORDER BY e.start_line, e.end_line DESC LIMIT ?`, path, limit)
-	if err != nil {
-		return nil, classify(fmt.Errorf("declarations of %s: %w", path, err))
-	}
-	defer rows.Close()
-	var out []Declaration
-	for rows.Next() {
-		var d Declaration
-		if err := rows.Scan(&d.ID, &d.Seq); err != nil {
-			return nil, classify(err)
-		}
-		out = append(out, d)
-	}
-	return out, classify(rows.Err())
-}
-
 // EntitiesInFile returns a file's entities in source order, the file entity
 // first.
 func (s *Store) EntitiesInFile(ctx context.Context, path string) ([]Entity, error) {
@@ -575,28 +551,6 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 			return nil, classify(err)
 		}
 		out[id] = sc
-	}
-	return out, classify(rows.Err())
-}
-
-// HoldingRows returns the full-text rows numbered from lo to hi
-// (entities.seq) that hold term: one read of the term's postings in that
-// range, where Holding seeks once per entity. One file's entities have
-// neighbouring rows.
-func (s *Store) HoldingRows(ctx context.Context, term string, lo, hi int64) (map[int64]bool, error) {
-	out := map[int64]bool{}
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ?`,
-		`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, lo, hi)
-	if err != nil {
-		return nil, classify(fmt.Errorf("rows holding %q: %w", term, err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return nil, classify(err)
-		}
-		out[seq] = true
 	}
 	return out, classify(rows.Err())
 }
