@@ -45,73 +45,64 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 	it := Item{Path: e.Path, Line: e.StartLine, EndLine: e.EndLine, Kind: e.Kind, Name: e.Name, QName: e.QName,
 		Score: r.Score, Relevance: r.Relevance}
 	if r.Detail == DetailBrief {
-		it.text = RenderItem(&it)
-		it.tokens = EstimateTokens(it.text)
-		return it, nil
+		return rendered(it), nil
 	}
 	it.Signature, it.Doc = e.Signature, firstLines(e.Doc, 4)
 	if r.Detail == DetailShort {
 		excerptLines = max(excerptLines/2, 1)
 	}
-	if e.Kind != "file" {
-		it.Excerpt = src.excerpt(e.Path, e.StartLine, min(e.EndLine, e.StartLine+excerptLines-1))
-		if r.Detail == DetailShort {
-			it.text = RenderItem(&it)
-			it.tokens = EstimateTokens(it.text)
-			return it, nil
-		}
-		refs, err := st.RefsFrom(ctx, e.ID)
+	if e.Kind == "file" {
+		ents, err := st.EntitiesInFile(ctx, e.Path)
 		if err != nil {
 			return it, err
 		}
-		seen := map[string]bool{}
-		for _, rf := range refs {
-			if rf.Kind == store.RefCalls && !seen[rf.Name] && len(it.Calls) < itemCalls {
-				seen[rf.Name] = true
-				it.Calls = append(it.Calls, rf.Name)
+		var names []string
+		for _, c := range ents {
+			if c.ParentID == e.ID && c.Kind != "file" && len(names) < fileMembers {
+				names = append(names, c.Kind+" "+c.Name)
 			}
 		}
-		callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUsers)
-		if err != nil {
-			return it, err
-		}
-		users, _, err := neighbours(ctx, st, callers, edgeSrc, itemUsers, false)
-		if err != nil {
-			return it, err
-		}
-		for _, c := range users {
-			it.CalledBy = append(it.CalledBy, c.QName)
-		}
-	} else {
-		members, err := fileOutline(ctx, st, e, fileMembers)
-		if err != nil {
-			return it, err
-		}
-		it.Doc = members
+		it.Doc = strings.Join(names, ", ")
+		return rendered(it), nil
 	}
+	it.Excerpt = src.excerpt(e.Path, e.StartLine, min(e.EndLine, e.StartLine+excerptLines-1))
+	if r.Detail == DetailShort {
+		return rendered(it), nil
+	}
+	refs, err := st.RefsFrom(ctx, e.ID)
+	if err != nil {
+		return it, err
+	}
+	seen := map[string]bool{}
+	for _, rf := range refs {
+		if rf.Kind == store.RefCalls && !seen[rf.Name] && len(it.Calls) < itemCalls {
+			seen[rf.Name] = true
+			it.Calls = append(it.Calls, rf.Name)
+		}
+	}
+	callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUsers)
+	if err != nil {
+		return it, err
+	}
+	users, _, err := neighbours(ctx, st, callers, edgeSrc, itemUsers, false)
+	if err != nil {
+		return it, err
+	}
+	for _, c := range users {
+		it.CalledBy = append(it.CalledBy, c.QName)
+	}
+	return rendered(it), nil
+}
+
+// rendered is it with its markdown and token estimate.
+func rendered(it Item) Item {
 	it.text = RenderItem(&it)
 	it.tokens = EstimateTokens(it.text)
-	return it, nil
+	return it
 }
 
 // seeAlso is the section of the entities a context names in brief.
 const seeAlso = "See Also"
-
-// fileOutline names the first limit top-level declarations of file entity
-// e, in the file's order.
-func fileOutline(ctx context.Context, st *store.Store, e store.Entity, limit int) (string, error) {
-	ents, err := st.EntitiesInFile(ctx, e.Path)
-	if err != nil {
-		return "", err
-	}
-	var names []string
-	for _, c := range ents {
-		if c.ParentID == e.ID && c.Kind != "file" && len(names) < limit {
-			names = append(names, c.Kind+" "+c.Name)
-		}
-	}
-	return strings.Join(names, ", "), nil
-}
 
 // edgeSrc and edgeDst pick an end of a reference for neighbours.
 func edgeSrc(e store.Edge) int64 { return e.Src }
