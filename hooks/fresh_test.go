@@ -229,10 +229,7 @@ const redirectPrompt = "why does defaultCheckRedirect stop the Client Post after
 // checked out and indexed at the first, and the second's id.
 func checkoutRepo(t *testing.T) (root, second string) {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root = quietDir(t)
 	git(t, root, "init", "-q", "-b", "main")
 	first := commitFiles(t, root, map[string]string{".gitignore": ".ctxls/\n", "client/client.go": clientV1, "client/util.go": "package client\n\n// hostOf returns the host of a URL.\nfunc hostOf(url string) string { return url }\n"})
 	second = commitFiles(t, root, map[string]string{".gitignore": ".ctxls/\n", "client/client.go": clientV2, "client/util.go": "package client\n\n// hostOf returns the host of a URL.\nfunc hostOf(url string) string { return url }\n"})
@@ -241,7 +238,6 @@ func checkoutRepo(t *testing.T) (root, second string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ctxls index: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { waitIndexers(t, root) })
 	return root, second
 }
 
@@ -285,7 +281,6 @@ func TestCheckoutRendersCheckedOutFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitSocket(t, sock)
-				t.Cleanup(func() { os.Remove(store.Path(root)) }) // the daemon exits
 			}
 			git(t, root, "checkout", "-q", second)
 			got := tc.ask(t, root)
@@ -336,10 +331,7 @@ func waitSocket(t *testing.T, sock string) {
 // resizing them and deleting one: after each checkout the prompt hook's
 // excerpts are the checked-out files, byte for byte.
 func TestCheckoutWalkRendersEachCommit(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := quietDir(t)
 	git(t, root, "init", "-q", "-b", "main")
 	const funcs = 6
 	var commits []string
@@ -372,7 +364,6 @@ func TestCheckoutWalkRendersEachCommit(t *testing.T) {
 	if out, err := exec.Command(bin(t), "index", "--root", root).CombinedOutput(); err != nil {
 		t.Fatalf("ctxls index: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { waitIndexers(t, root) })
 	var names []string
 	for k := 0; k < funcs; k++ {
 		names = append(names, fmt.Sprintf("Handler%d", k))

@@ -589,7 +589,7 @@ func waitDaemon(t *testing.T, root string) {
 	}
 }
 
-// quietDir is t.TempDir for a workspace the test's hook calls may start a
+// quietDir is t.TempDir, symlinks resolved, for a workspace the test's hook calls may start a
 // daemon or a background rebuild for: before the directory is removed, the
 // daemon is stopped and waited for, background rebuilds are waited for,
 // and until it is removed no daemon can start (its lock is held), so that
@@ -602,7 +602,10 @@ func quietDir(t *testing.T) string {
 			release()
 		}
 	})
-	root := t.TempDir()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { // before the removal
 		sock, err := hookcall.SocketPath(root)
 		if err != nil {

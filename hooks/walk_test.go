@@ -142,10 +142,7 @@ func TestCheckoutWalkOfARealHistory(t *testing.T) {
 		{name: "daemon"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			root, err := filepath.EvalSymlinks(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			root := quietDir(t)
 			if out, err := exec.Command("git", "clone", "-q", "--no-checkout", src, root).CombinedOutput(); err != nil {
 				t.Fatalf("git clone %s: %v\n%s", src, err, out)
 			}
@@ -158,7 +155,6 @@ func TestCheckoutWalkOfARealHistory(t *testing.T) {
 			if out, err := exec.Command(bin(t), "index", "--root", root).CombinedOutput(); err != nil {
 				t.Fatalf("ctxls index: %v\n%s", err, out)
 			}
-			t.Cleanup(func() { waitIndexers(t, root) })
 			if mode.env == nil {
 				// The first call starts the daemon, which then sees every
 				// checkout through its follow loop.
@@ -168,7 +164,6 @@ func TestCheckoutWalkOfARealHistory(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitSocket(t, sock)
-				t.Cleanup(func() { exec.Command(bin(t), "daemon", "stop", "--root", root).Run() })
 			}
 			items, deleted := 0, 0
 			for i := 1; i < len(window); i++ {
