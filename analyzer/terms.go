@@ -29,7 +29,7 @@ import (
 // of unknown type is not bound to a guessed method; 10: Python and JS/TS
 // imports record the names they import, and those languages' references
 // resolve by what each file imports, decision 0111; 11: a bundled copy of a
-// library's script or style sheet is third-party code, workspace.IsBundledLibrary;
+// library's script or style sheet is third-party code, index.bundledLibrary;
 // code under test-support directories is test code, workspace.IsTest).
 const Version = "11"
 

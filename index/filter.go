@@ -2,6 +2,8 @@ package index
 
 import (
 	"bytes"
+	"path"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -64,3 +66,40 @@ func looksMinified(path string, src []byte) bool {
 	lines := bytes.Count(src, []byte("\n")) + 1
 	return len(src)/lines > 500
 }
+
+// bundledLibrary recognises a script or style sheet copied from a
+// library's release into the workspace (a Python project's jQuery, a
+// site's Bootstrap), which workspace.IsThirdParty cannot tell by its directory: a
+// release file named with its version (jquery-3.5.1.js, underscore.1.8.3.css),
+// or one that opens with the banner a distributed build keeps ("/*!", or
+// "@license" in its first comment). Such files topped the ranking of
+// questions about a Python project's own code (issue 18). It lives here,
+// not beside the other classes in workspace, so that the thin client, which
+// links workspace, does not link regexp.
+func bundledLibrary(p string, src []byte) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".js", ".mjs", ".cjs", ".css":
+	default:
+		return false
+	}
+	if releaseName.MatchString(path.Base(p)) {
+		return true
+	}
+	head := bytes.TrimLeft(src, " \t\r\n\ufeff")
+	if bytes.HasPrefix(head, []byte("/*!")) {
+		return true
+	}
+	if !bytes.HasPrefix(head, []byte("/*")) && !bytes.HasPrefix(head, []byte("//")) {
+		return false
+	}
+	first := head[:min(len(head), 1024)]
+	if end := bytes.Index(first, []byte("*/")); end >= 0 && bytes.HasPrefix(head, []byte("/*")) {
+		first = first[:end]
+	}
+	return bytes.Contains(first, []byte("@license"))
+}
+
+// releaseName matches a file named with a release version: a name, a dash
+// or dot, then at least major.minor (jquery-3.5.1.js, d3.v7.js excepted:
+// it has no minor).
+var releaseName = regexp.MustCompile(`^[A-Za-z][\w.]*?[-.]v?\d+\.\d+(\.\d+)?([-.][\w]+)*\.(js|mjs|cjs|css)$`)

@@ -1189,7 +1189,7 @@ func process(ctx context.Context, opts Options, w *worker, j job) *result {
 		}
 		return r
 	}
-	if workspace.IsBundledLibrary(c.rel, text) {
+	if bundledLibrary(c.rel, text) {
 		f.Class |= workspace.ThirdParty
 	}
 	var whole string

@@ -41,6 +41,12 @@ var stdlibOnly = []string{
 	module + "/internal/wspath",
 }
 
+// slowToStart are standard packages the thin client must not link: their
+// initialisation runs before main on every hook call. crypto/* brings Go's
+// FIPS 140 module, regexp a pattern compiled at start; without them a
+// call's CPU fell 7 % (docs/PERFORMANCE.md, stop 26).
+var slowToStart = []string{"crypto", "regexp"}
+
 // sessionOwned are the packages of the editor's state, which the language
 // server reaches only through package session (decision 0112).
 var sessionOwned = []string{
@@ -185,6 +191,16 @@ func TestLayering(t *testing.T) {
 				case ours(d) && slices.Contains(stdlibOnly, d):
 				default:
 					t.Errorf("%s depends on %s, which is not the standard library", path, d)
+				}
+			}
+		}
+	})
+
+	t.Run("the thin client links nothing slow to start", func(t *testing.T) {
+		for _, d := range pkgs[module+"/cmd/ctxls"].Deps {
+			for _, slow := range slowToStart {
+				if d == slow || strings.HasPrefix(d, slow+"/") {
+					t.Errorf("the thin client links %s", d)
 				}
 			}
 		}

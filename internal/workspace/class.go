@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -127,41 +126,6 @@ func IsThirdParty(p string) bool {
 	}
 	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
 }
-
-// IsBundledLibrary recognises a script or style sheet copied from a
-// library's release into the workspace (a Python project's jQuery, a
-// site's Bootstrap), which IsThirdParty cannot tell by its directory: a
-// release file named with its version (jquery-3.5.1.js, underscore.1.8.3.css),
-// or one that opens with the banner a distributed build keeps ("/*!", or
-// "@license" in its first comment). Such files topped the ranking of
-// questions about a Python project's own code (issue 18).
-func IsBundledLibrary(p string, src []byte) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".js", ".mjs", ".cjs", ".css":
-	default:
-		return false
-	}
-	if releaseName.MatchString(path.Base(p)) {
-		return true
-	}
-	head := bytes.TrimLeft(src, " \t\r\n\ufeff")
-	if bytes.HasPrefix(head, []byte("/*!")) {
-		return true
-	}
-	if !bytes.HasPrefix(head, []byte("/*")) && !bytes.HasPrefix(head, []byte("//")) {
-		return false
-	}
-	first := head[:min(len(head), 1024)]
-	if end := bytes.Index(first, []byte("*/")); end >= 0 && bytes.HasPrefix(head, []byte("/*")) {
-		first = first[:end]
-	}
-	return bytes.Contains(first, []byte("@license"))
-}
-
-// releaseName matches a file named with a release version: a name, a dash
-// or dot, then at least major.minor (jquery-3.5.1.js, d3.v7.js excepted:
-// it has no minor).
-var releaseName = regexp.MustCompile(`^[A-Za-z][\w.]*?[-.]v?\d+\.\d+(\.\d+)?([-.][\w]+)*\.(js|mjs|cjs|css)$`)
 
 // IsGenerated recognises the conventional markers of generated code near
 // the top of a file: Go's "Code generated ... DO NOT EDIT." line and the
