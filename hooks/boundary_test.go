@@ -15,10 +15,7 @@ import (
 // secret into the assistant's context.
 func TestPromptNeverInjectsFilesOutsideWorkspace(t *testing.T) {
 	b := bin(t)
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := quietDirFor(t, "ws") // its hook starts the workspace's daemon
 	const secret = "zqxFakeSecretKey0123"
 	outside := filepath.Join(base, "outside")
 	root := filepath.Join(base, "ws")

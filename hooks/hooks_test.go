@@ -596,16 +596,24 @@ func waitDaemon(t *testing.T, root string) {
 // none writes into the directory while it is removed, or outlives it.
 func quietDir(t *testing.T) string {
 	t.Helper()
+	return quietDirFor(t, ".")
+}
+
+// quietDirFor is quietDir for the workspace at sub, a relative path in the
+// directory it returns: the workspace need not exist yet.
+func quietDirFor(t *testing.T, sub string) string {
+	t.Helper()
 	var release func()
 	t.Cleanup(func() { // after the removal
 		if release != nil {
 			release()
 		}
 	})
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	root := filepath.Join(dir, sub)
 	t.Cleanup(func() { // before the removal
 		sock, err := hookcall.SocketPath(root)
 		if err != nil {
@@ -636,7 +644,7 @@ func quietDir(t *testing.T) string {
 		waitIndexers(t, root)
 		waitStill(filepath.Join(root, ".ctxls"))
 	})
-	return root
+	return dir
 }
 
 // waitStill waits, at most 5 s, until dir's listing is the same for 200 ms:
