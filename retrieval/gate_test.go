@@ -197,3 +197,48 @@ func TestItemDetail(t *testing.T) {
 		}
 	}
 }
+
+// An item says each thing once: a docstring the excerpt shows is not quoted
+// above it too (a doc comment outside the span still is), and a caller that
+// calls twice is named once.
+func TestItemSaysItOnce(t *testing.T) {
+	root, st := wstest.Indexed(t, map[string]string{
+		"greet/greet.go": "package greet\n\n// Greet says hello to a visitor.\nfunc Greet(name string) string { return name }\n\n" +
+			"func Use() string { return Greet(\"a\") + Greet(\"b\") }\n",
+		"wave/wave.py": "def wave(name):\n    \"\"\"Waves at a visitor by name.\"\"\"\n    return name\n\n\n" +
+			"def welcome():\n    return wave(\"a\") + wave(\"b\")\n",
+	})
+	ctx := context.Background()
+	tests := []struct {
+		query, name, once string
+		want, not         []string
+	}{
+		{"Greet", "Greet", "Greet says hello to a visitor.", []string{"> Greet says hello to a visitor.", "used by: greet.Use\n"}, []string{"greet.Use, greet.Use"}},
+		{"wave", "wave", "Waves at a visitor by name.", []string{`"""Waves at a visitor by name."""`, "used by: welcome\n"}, []string{"> Waves at", "welcome, welcome"}},
+	}
+	for _, tt := range tests {
+		req := Request{Text: tt.query, MinRelevance: -1}
+		resp, err := Query(ctx, st, req)
+		if err != nil || len(resp.Results) == 0 || resp.Results[0].Entity.Name != tt.name {
+			t.Fatalf("query %q: %v, %+v", tt.query, err, resp)
+		}
+		resp.Results = resp.Results[:1]
+		c, err := Assemble(ctx, st, req, resp, ContextOptions{Root: root, MaxTokens: 4000, MaxSections: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(c.Markdown, tt.once); n != 1 {
+			t.Errorf("%s: %q appears %d times:\n%s", tt.name, tt.once, n, c.Markdown)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(c.Markdown, w) {
+				t.Errorf("%s: lacks %q:\n%s", tt.name, w, c.Markdown)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(c.Markdown, n) {
+				t.Errorf("%s: shows %q:\n%s", tt.name, n, c.Markdown)
+			}
+		}
+	}
+}

@@ -62,7 +62,7 @@ func hoverUsedBy(ctx context.Context, st *store.Store, t *HoverTarget) string {
 	if err != nil || len(edges) == 0 {
 		return ""
 	}
-	users, total, err := neighbours(ctx, st, edges, edgeSrc, hoverUsers, true)
+	users, total, err := neighbours(ctx, st, edges, edgeSrc, hoverUsers)
 	list := ""
 	if err == nil {
 		list = entityList(users, total, hoverUsers)
@@ -86,7 +86,7 @@ func hoverRelated(ctx context.Context, st *store.Store, t *HoverTarget) string {
 	edges, err := st.EdgesFrom(ctx, []int64{t.Stored.ID}, hoverEdges)
 	if err == nil && len(edges) > 0 {
 		list := ""
-		if uses, total, err := neighbours(ctx, st, edges, edgeDst, hoverUses, true); err == nil {
+		if uses, total, err := neighbours(ctx, st, edges, edgeDst, hoverUses); err == nil {
 			list = entityList(uses, total, hoverUses)
 		}
 		parts = append(parts, "uses "+list)

@@ -89,8 +89,8 @@ func TestHover(t *testing.T) {
 	}
 }
 
-// The neighbourhood listing names each entity once for a hover and once
-// per reference for the context, and counts what it leaves out.
+// The neighbourhood listing names each entity once, however many
+// references reach it, and counts what it leaves out.
 func TestNeighbours(t *testing.T) {
 	_, st := wstest.Indexed(t, map[string]string{"p/p.go": "package p\n\nfunc A() { C() }\n\nfunc B() { C() }\n\nfunc C() {}\n"})
 	ctx := context.Background()
@@ -106,15 +106,13 @@ func TestNeighbours(t *testing.T) {
 	edges := []store.Edge{{Src: a, Dst: c, Kind: store.RefCalls}, {Src: a, Dst: c, Kind: store.RefReferences}, {Src: b, Dst: c, Kind: store.RefCalls}}
 	for _, tt := range []struct {
 		limit     int
-		distinct  bool
 		wantNames string
 		wantTotal int
 	}{
-		{limit: 10, distinct: true, wantNames: "p.A p.B", wantTotal: 2},
-		{limit: 10, distinct: false, wantNames: "p.A p.A p.B", wantTotal: 3},
-		{limit: 1, distinct: true, wantNames: "p.A", wantTotal: 2},
+		{limit: 10, wantNames: "p.A p.B", wantTotal: 2},
+		{limit: 1, wantNames: "p.A", wantTotal: 2},
 	} {
-		got, total, err := neighbours(ctx, st, edges, edgeSrc, tt.limit, tt.distinct)
+		got, total, err := neighbours(ctx, st, edges, edgeSrc, tt.limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +121,7 @@ func TestNeighbours(t *testing.T) {
 			names = append(names, e.QName)
 		}
 		if strings.Join(names, " ") != tt.wantNames || total != tt.wantTotal {
-			t.Errorf("neighbours(limit %d, distinct %v) = %v of %d, want %s of %d", tt.limit, tt.distinct, names, total, tt.wantNames, tt.wantTotal)
+			t.Errorf("neighbours(limit %d) = %v of %d, want %s of %d", tt.limit, names, total, tt.wantNames, tt.wantTotal)
 		}
 	}
 }

@@ -66,6 +66,9 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 		return rendered(it), nil
 	}
 	it.Excerpt = src.excerpt(e.Path, e.StartLine, min(e.EndLine, e.StartLine+excerptLines-1))
+	if excerptShows(it.Excerpt, it.Doc) {
+		it.Doc = "" // a Python docstring, a doc comment the declaration spans
+	}
 	if r.Detail == DetailShort {
 		return rendered(it), nil
 	}
@@ -84,14 +87,29 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 	if err != nil {
 		return it, err
 	}
-	users, _, err := neighbours(ctx, st, callers, edgeSrc, itemUsers, false)
+	users, _, err := neighbours(ctx, st, callers, edgeSrc, itemUsers)
 	if err != nil {
 		return it, err
 	}
+	// Each user once, by name: two calls from one function, or from two
+	// variants of it (Rust's #[cfg] twins), said nothing the first did not.
+	named := map[string]bool{}
 	for _, c := range users {
-		it.CalledBy = append(it.CalledBy, c.QName)
+		if !named[c.QName] {
+			named[c.QName] = true
+			it.CalledBy = append(it.CalledBy, c.QName)
+		}
 	}
 	return rendered(it), nil
+}
+
+// excerptShows reports whether an excerpt already holds a doc's first
+// line, where the entity's span includes its documentation: quoting the
+// doc above the code would send the same words twice.
+func excerptShows(excerpt, doc string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(doc), "\n")
+	first = strings.TrimSpace(first)
+	return first != "" && strings.Contains(excerpt, first)
 }
 
 // rendered is it with its markdown and token estimate.
@@ -109,16 +127,14 @@ func edgeSrc(e store.Edge) int64 { return e.Src }
 func edgeDst(e store.Edge) int64 { return e.Dst }
 
 // neighbours is the one neighbourhood listing: the entities at the far end
-// (far) of edges, in the index's order, the first limit of them that the
-// index still holds, and how many there are in all. With distinct, an
-// entity is named once; without, once per reference (the context's "used
-// by" has always counted references).
-func neighbours(ctx context.Context, st *store.Store, edges []store.Edge, far func(store.Edge) int64, limit int, distinct bool) ([]store.Entity, int, error) {
+// (far) of edges, each once, in the index's order, the first limit of them
+// that the index still holds, and how many there are in all.
+func neighbours(ctx context.Context, st *store.Store, edges []store.Edge, far func(store.Edge) int64, limit int) ([]store.Entity, int, error) {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, e := range edges {
 		id := far(e)
-		if distinct && seen[id] {
+		if seen[id] {
 			continue
 		}
 		seen[id] = true
