@@ -185,16 +185,7 @@ func TestItemDetail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range tt.want {
-			if !strings.Contains(c.Markdown, w) {
-				t.Errorf("detail %d lacks %q:\n%s", tt.detail, w, c.Markdown)
-			}
-		}
-		for _, n := range tt.not {
-			if strings.Contains(c.Markdown, n) {
-				t.Errorf("detail %d shows %q:\n%s", tt.detail, n, c.Markdown)
-			}
-		}
+		checkShown(t, fmt.Sprintf("detail %d", tt.detail), c.Markdown, tt.want, tt.not)
 	}
 }
 
@@ -230,15 +221,22 @@ func TestItemSaysItOnce(t *testing.T) {
 		if n := strings.Count(c.Markdown, tt.once); n != 1 {
 			t.Errorf("%s: %q appears %d times:\n%s", tt.name, tt.once, n, c.Markdown)
 		}
-		for _, w := range tt.want {
-			if !strings.Contains(c.Markdown, w) {
-				t.Errorf("%s: lacks %q:\n%s", tt.name, w, c.Markdown)
-			}
+		checkShown(t, tt.name, c.Markdown, tt.want, tt.not)
+	}
+}
+
+// checkShown checks that markdown holds every string of want and none of
+// not.
+func checkShown(t *testing.T, what, markdown string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(markdown, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, markdown)
 		}
-		for _, n := range tt.not {
-			if strings.Contains(c.Markdown, n) {
-				t.Errorf("%s: shows %q:\n%s", tt.name, n, c.Markdown)
-			}
+	}
+	for _, n := range not {
+		if strings.Contains(markdown, n) {
+			t.Errorf("%s shows %q:\n%s", what, n, markdown)
 		}
 	}
 }
