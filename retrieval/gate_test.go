@@ -191,13 +191,15 @@ func TestItemDetail(t *testing.T) {
 
 // An item says each thing once: a docstring the excerpt shows is not quoted
 // above it too (a doc comment outside the span still is), and a caller that
-// calls twice is named once.
+// calls twice is named once. Its calls list the workspace's first.
 func TestItemSaysItOnce(t *testing.T) {
 	root, st := wstest.Indexed(t, map[string]string{
 		"greet/greet.go": "package greet\n\n// Greet says hello to a visitor.\nfunc Greet(name string) string { return name }\n\n" +
 			"func Use() string { return Greet(\"a\") + Greet(\"b\") }\n",
 		"wave/wave.py": "def wave(name):\n    \"\"\"Waves at a visitor by name.\"\"\"\n    return name\n\n\n" +
 			"def welcome():\n    return wave(\"a\") + wave(\"b\")\n",
+		"busy/busy.py": "def busy(x):\n    a = len(x)\n    b = str(a)\n    c = repr(b)\n    d = sorted(c)\n    e = list(d)\n" +
+			"    f = tuple(e)\n    g = min(f)\n    h = max(f)\n    i = abs(g)\n    return helper(i)\n\n\ndef helper(v):\n    return v\n",
 	})
 	ctx := context.Background()
 	tests := []struct {
@@ -206,6 +208,8 @@ func TestItemSaysItOnce(t *testing.T) {
 	}{
 		{"Greet", "Greet", "Greet says hello to a visitor.", []string{"> Greet says hello to a visitor.", "used by: greet.Use\n"}, []string{"greet.Use, greet.Use"}},
 		{"wave", "wave", "Waves at a visitor by name.", []string{`"""Waves at a visitor by name."""`, "used by: welcome\n"}, []string{"> Waves at", "welcome, welcome"}},
+		// The workspace's helper first, though nine builtins come before it.
+		{"busy", "busy", "def busy(x):", []string{"calls: helper, len, "}, nil},
 	}
 	for _, tt := range tests {
 		req := Request{Text: tt.query, MinRelevance: -1}

@@ -76,11 +76,16 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 	if err != nil {
 		return it, err
 	}
+	// What it calls in the workspace first, in the order of the code, then
+	// what resolves elsewhere (the standard library, builtins): eight
+	// names of isinstance, get and pop left a workspace call out.
 	seen := map[string]bool{}
-	for _, rf := range refs {
-		if rf.Kind == store.RefCalls && !seen[rf.Name] && len(it.Calls) < itemCalls {
-			seen[rf.Name] = true
-			it.Calls = append(it.Calls, rf.Name)
+	for _, resolved := range []bool{true, false} {
+		for _, rf := range refs {
+			if rf.Kind == store.RefCalls && (rf.DstID != 0) == resolved && !seen[rf.Name] && len(it.Calls) < itemCalls {
+				seen[rf.Name] = true
+				it.Calls = append(it.Calls, rf.Name)
+			}
 		}
 	}
 	callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUsers)
