@@ -69,10 +69,10 @@ func looksMinified(path string, src []byte) bool {
 
 // bundledLibrary recognises a script or style sheet copied from a
 // library's release into the workspace (a Python project's jQuery, a
-// site's Bootstrap), which workspace.IsThirdParty cannot tell by its directory: a
-// release file named with its version (jquery-3.5.1.js, underscore.1.8.3.css),
-// or one that opens with the banner a distributed build keeps ("/*!", or
-// "@license" in its first comment). Such files topped the ranking of
+// site's Bootstrap), which workspace.IsThirdParty cannot tell by its
+// directory: a release file named with its version (jquery-3.5.1.js,
+// underscore.1.8.3.css), or one that opens with the banner a distributed
+// build keeps ("/*!", or "@license" in its first comment). Such files topped the ranking of
 // questions about a Python project's own code (issue 18). It lives here,
 // not beside the other classes in workspace, so that the thin client, which
 // links workspace, does not link regexp.

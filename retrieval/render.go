@@ -22,9 +22,11 @@ import (
 const (
 	// itemCalls bounds the names a context item lists under "calls".
 	itemCalls = 8
-	// itemUsers bounds the references to an entity a context item reads
-	// for "used by" (one name per reference, in the index's order).
-	itemUsers = 8
+	// itemUsers bounds the users a context item names under "used by",
+	// each once, in the index's order; itemUserEdges the references to
+	// the entity it reads to find them (a user may call it many times).
+	itemUsers     = 8
+	itemUserEdges = 4 * itemUsers
 	// fileMembers bounds the declarations a file's context item names.
 	fileMembers = 12
 	// hoverEdges bounds the references a hover reads each way.
@@ -88,7 +90,7 @@ func buildItem(ctx context.Context, st *store.Store, src *sourceCache, e store.E
 			}
 		}
 	}
-	callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUsers)
+	callers, err := st.EdgesTo(ctx, []int64{e.ID}, itemUserEdges)
 	if err != nil {
 		return it, err
 	}
