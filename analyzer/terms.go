@@ -30,8 +30,10 @@ import (
 // imports record the names they import, and those languages' references
 // resolve by what each file imports, decision 0111; 11: a bundled copy of a
 // library's script or style sheet is third-party code, index.bundledLibrary;
-// code under test-support directories is test code, workspace.IsTest).
-const Version = "11"
+// code under test-support directories is test code, workspace.IsTest; 12:
+// benchmarks, Jest's and Gradle's test directories, end-to-end suites and
+// pytest's conftest.py are test code too).
+const Version = "12"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

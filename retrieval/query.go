@@ -659,7 +659,7 @@ func fileDemotion(c workspace.Class, wantTests, wantDocs bool) float64 {
 
 // Words (as analyzed terms) that make a message about tests or about docs.
 var (
-	testWords = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest")
+	testWords = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest", "bench", "benches", "benchmark", "benchmarks")
 	docWords  = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
 )
 

@@ -75,37 +75,75 @@ func (c Class) String() string {
 }
 
 // IsTest reports whether a path looks like a test file or test data, by the
-// conventions of the supported languages.
+// conventions of the supported languages and their test frameworks.
 func IsTest(p string) bool {
 	base := path.Base(p)
 	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
+		testFiles[base] || strings.HasSuffix(base, "_spec.rb") ||
 		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/") ||
 		isTestSupport(p)
 }
 
+// testFiles are files of test code by their whole name: pytest's shared
+// fixtures and RSpec's set-up.
+var testFiles = map[string]bool{"conftest.py": true, "spec_helper.rb": true, "rails_helper.rb": true}
+
 // testSupportDirs name directories of code that only tests use, whatever
-// its files are called: helpers, mocks, fakes, fixtures. Held-out projects'
-// test utilities ranked above the code a change was about (issue 18).
-// "testing" is not among them: it is a library's own package as often
+// its files are called: helpers, mocks, fakes, fixtures, Jest's test and
+// mock directories, end-to-end suites and benchmarks (Cargo's benches/, a
+// project's benchmarks/: code that exercises the library, not where its
+// behaviour lives). Held-out projects' test utilities ranked above the code
+// a change was about (issue 18), and benchmark harnesses, which spell out
+// whole command lines and APIs, outranked it on the Rust and TypeScript dev
+// cases. "testing" is not among them: it is a library's own package as often
 // (Go's testing, a framework's test helpers for its users).
 var testSupportDirs = map[string]bool{
 	"testutil": true, "testutils": true, "testhelper": true, "testhelpers": true, "test_helpers": true,
 	"mock": true, "mocks": true, "fake": true, "fakes": true, "fixtures": true,
+	"__tests__": true, "__mocks__": true, "e2e": true,
+	"bench": true, "benches": true, "benchmark": true, "benchmarks": true,
 }
 
-// isTestSupport reports a path under a testSupportDirs directory, or a mock
-// by its file name (mock_store.go, store_mock.go).
+// isTestSupport reports a path under a testSupportDirs directory or a
+// directory named as tests (testDir), or a mock by its file name
+// (mock_store.go, store_mock.go).
 func isTestSupport(p string) bool {
 	dir, base := path.Split(p)
 	for _, d := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
-		if testSupportDirs[strings.ToLower(d)] {
+		if testSupportDirs[strings.ToLower(d)] || testDir(d) {
 			return true
 		}
 	}
 	stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
 	return strings.HasPrefix(stem, "mock_") || strings.HasSuffix(stem, "_mock")
+}
+
+// testDir reports a directory named as tests by its last word (Gradle's
+// androidTest and integrationTest source sets, a .NET Foo.Tests project,
+// runtime-tests, integration_tests) or as test support by its first
+// (test-utils, test_support). A word inside a name does not count: a test
+// framework's own packages (jest-test-result) are its source.
+func testDir(d string) bool {
+	for i := len(d) - 1; i > 0; i-- {
+		switch {
+		case d[i] == '-' || d[i] == '_' || d[i] == '.':
+			if w := strings.ToLower(d[i+1:]); w == "test" || w == "tests" {
+				return true
+			}
+		case d[i] == 'T' && d[i-1] >= 'a' && d[i-1] <= 'z':
+			if w := d[i:]; w == "Test" || w == "Tests" {
+				return true
+			}
+		}
+	}
+	if i := strings.IndexAny(d, "-_"); i > 0 {
+		if w := strings.ToLower(d[:i]); w == "test" || w == "tests" {
+			return true
+		}
+	}
+	return false
 }
 
 // IsDoc reports documentation and examples.

@@ -29,6 +29,24 @@ func TestClassOf(t *testing.T) {
 		{"src/testing/testing.go", Source},      // Go's own testing package
 		{"src/helper/testing/index.ts", Source}, // a framework's test helper for its users
 		{"pkg/mockery/gen.go", Source},
+		{"benches/06_rustup.rs", Test},                 // Cargo's benchmarks
+		{"clap_bench/benches/05_ripgrep.rs", Test},     //
+		{"benchmarks/routers/src/hono.ts", Test},       // a project's benchmark harnesses
+		{"src/__tests__/router.js", Test},              // Jest
+		{"src/__mocks__/fs.js", Test},                  //
+		{"e2e/login.spec-helpers.ts", Test},            // an end-to-end suite
+		{"runtime-tests/deno/hono.test.ts", Test},      // named as tests by its last word
+		{"runtime_tests/bun/index.ts", Test},           //
+		{"app/src/androidTest/java/Main.kt", Test},     // a Gradle source set
+		{"src/Foo.Tests/ParserTests.cs", Test},         // a .NET test project
+		{"src/test-utils/setup-vitest.ts", Test},       // named as test support by its first word
+		{"httpcache/conftest.py", Test},                // pytest's fixtures
+		{"spec/models/user_spec.rb", Test},             // RSpec
+		{"spec/spec_helper.rb", Test},                  //
+		{"tools/goctl/api/spec/fn.go", Source},         // an API's spec package is not RSpec's
+		{"packages/jest-test-result/index.ts", Source}, // a test framework's own package
+		{"src/contest/entry.go", Source},
+		{"internal/latest/version.go", Source},
 	}
 	for _, tt := range tests {
 		got := ClassOf(tt.path)
