@@ -32,8 +32,9 @@ import (
 // library's script or style sheet is third-party code, index.bundledLibrary;
 // code under test-support directories is test code, workspace.IsTest; 12:
 // benchmarks, Jest's and Gradle's test directories, end-to-end suites and
-// pytest's conftest.py are test code too).
-const Version = "12"
+// pytest's conftest.py are test code too; 13: JavaScript and TypeScript
+// under dist/ is build output, workspace.IsBuildOutput).
+const Version = "13"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

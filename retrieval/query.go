@@ -615,7 +615,7 @@ const (
 	classSource     pathClass = iota
 	classTest                 // tests and test data, when the message is not about tests
 	classDoc                  // documentation and examples, when the message is not about them
-	classThirdParty           // copies of someone else's code
+	classThirdParty           // copies: someone else's code, or the build's output
 )
 
 // classOf ranks a file of class c (the indexer's, store.File.Class) as
@@ -627,7 +627,7 @@ func classOf(c workspace.Class, wantTests, wantDocs bool) pathClass {
 		return classTest
 	case !wantDocs && c.Has(workspace.Doc):
 		return classDoc
-	case c.Has(workspace.ThirdParty):
+	case c.Has(workspace.ThirdParty), c.Has(workspace.BuildOutput):
 		return classThirdParty
 	}
 	return classSource

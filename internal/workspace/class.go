@@ -27,6 +27,9 @@ const (
 	// Generated is code a generator wrote, by its header (IsGenerated).
 	// Unlike the others it is a class of the content, not of the path.
 	Generated
+	// BuildOutput is a compiler's or bundler's output checked in beside
+	// its source (IsBuildOutput): a copy of the workspace's own code.
+	BuildOutput
 
 	// Source is the empty set.
 	Source Class = 0
@@ -45,17 +48,20 @@ func ClassOf(p string) Class {
 	if IsThirdParty(p) {
 		c |= ThirdParty
 	}
+	if IsBuildOutput(p) {
+		c |= BuildOutput
+	}
 	return c
 }
 
 // Has reports whether c includes every class of x.
 func (c Class) Has(x Class) bool { return c&x == x }
 
-// Aside reports tests, docs and third-party code: files that are rarely
-// what a question about the workspace's code is after, whose whole-file
-// documents are therefore kept out of the source corpus's statistics
-// (decision 0073).
-func (c Class) Aside() bool { return c&(Test|Doc|ThirdParty) != 0 }
+// Aside reports tests, docs, third-party code and build output: files that
+// are rarely what a question about the workspace's code is after, whose
+// whole-file documents are therefore kept out of the source corpus's
+// statistics (decision 0073).
+func (c Class) Aside() bool { return c&(Test|Doc|ThirdParty|BuildOutput) != 0 }
 
 // String names the classes of c, joined by "+", or "source".
 func (c Class) String() string {
@@ -66,7 +72,7 @@ func (c Class) String() string {
 	for _, n := range []struct {
 		c    Class
 		name string
-	}{{Test, "test"}, {Doc, "doc"}, {ThirdParty, "third-party"}, {Generated, "generated"}} {
+	}{{Test, "test"}, {Doc, "doc"}, {ThirdParty, "third-party"}, {Generated, "generated"}, {BuildOutput, "build-output"}} {
 		if c.Has(n.c) {
 			names = append(names, n.name)
 		}
@@ -163,6 +169,29 @@ func IsThirdParty(p string) bool {
 		return true
 	}
 	return strings.HasSuffix(p, ".py") && strings.Contains(s, "/packages/")
+}
+
+// IsBuildOutput reports a JavaScript or TypeScript file under a directory
+// named as a build's output: dist, or a dist of some kind (deno_dist,
+// dist-esm). In that ecosystem dist/ is what a compiler or bundler wrote
+// from the source beside it, so every match in it repeats a match in the
+// source (hono's deno_dist/ outranked src/ on the dev cases). Only for
+// those languages: Go's cmd/dist is the source of a tool.
+func IsBuildOutput(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
+	default:
+		return false
+	}
+	dir, _ := path.Split(p)
+	for _, d := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+		d = strings.ToLower(d)
+		if d == "dist" || strings.HasPrefix(d, "dist-") || strings.HasPrefix(d, "dist_") ||
+			strings.HasSuffix(d, "-dist") || strings.HasSuffix(d, "_dist") {
+			return true
+		}
+	}
+	return false
 }
 
 // IsGenerated recognises the conventional markers of generated code near

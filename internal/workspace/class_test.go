@@ -46,6 +46,11 @@ func TestClassOf(t *testing.T) {
 		{"tools/goctl/api/spec/fn.go", Source},         // an API's spec package is not RSpec's
 		{"packages/jest-test-result/index.ts", Source}, // a test framework's own package
 		{"src/contest/entry.go", Source},
+		{"deno_dist/hono.ts", BuildOutput}, // a Deno copy of src/
+		{"packages/ui/dist/index.js", BuildOutput},
+		{"dist-esm/client.mjs", BuildOutput},
+		{"src/cmd/dist/build.go", Source}, // Go's bootstrap tool
+		{"distance/metric.ts", Source},
 		{"internal/latest/version.go", Source},
 	}
 	for _, tt := range tests {
