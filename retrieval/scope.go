@@ -16,19 +16,51 @@ const maxSubjectBytes = 100
 // subjectWords are the words of a message's subject (its first line, at
 // most maxSubjectBytes), lowercased: a letter, then letters or digits. A
 // subject names the area of a change ("fix(logx): …", "goctl: …"), while a
-// long body mentions much else.
+// long body mentions much else. The words that say what kind of change it is
+// ("fix", "bug", "feat") name no area, whatever directory happens to share
+// the name (go-zero's goctl bug command, hono's jsx/dom/feat), unless the
+// subject puts them in parentheses, where a conventional commit names its
+// scope ("fix(bug): …").
 func subjectWords(text string) map[string]bool {
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	if len(line) > maxSubjectBytes {
 		line = line[:maxSubjectBytes]
 	}
 	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) >= 2 && unicode.IsLetter([]rune(w)[0]) {
-			words[strings.ToLower(w)] = true
+	depth := 0
+	var word []rune
+	flush := func() {
+		if len(word) >= 2 && unicode.IsLetter(word[0]) {
+			w := strings.ToLower(string(word))
+			if depth > 0 || !changeKinds[w] {
+				words[w] = true
+			}
+		}
+		word = word[:0]
+	}
+	for _, r := range line {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			word = append(word, r)
+			continue
+		}
+		flush()
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth = max(0, depth-1)
 		}
 	}
+	flush()
 	return words
+}
+
+// changeKinds are the words of a commit subject or an issue title that say
+// what kind of change it is, not where (Conventional Commits' types that no
+// codebase uses as a directory name for its own code, and their kin).
+var changeKinds = map[string]bool{
+	"fix": true, "fixes": true, "fixed": true, "bug": true, "bugs": true, "bugfix": true, "hotfix": true,
+	"issue": true, "issues": true, "feat": true, "feature": true,
 }
 
 // scopes scores files by the directories a message's subject names

@@ -14,7 +14,10 @@ func TestSubjectWords(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"fix(logx): garbled output\n\nthe auth package too", []string{"fix", "logx", "garbled", "output"}},
+		{"fix(logx): garbled output\n\nthe auth package too", []string{"logx", "garbled", "output"}},
+		{"fix: bug on form data with slices", []string{"on", "form", "data", "with", "slices"}},
+		{"feat(jsx): Fixed issues", []string{"jsx"}},
+		{"fix(bug): report the Go version", []string{"bug", "report", "the", "go", "version"}}, // a scope
 		{"  goctl: x 2fa v2\n", []string{"goctl", "v2"}},
 		{"", nil},
 	}
