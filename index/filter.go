@@ -72,10 +72,10 @@ func looksMinified(path string, src []byte) bool {
 // site's Bootstrap), which workspace.IsThirdParty cannot tell by its
 // directory: a release file named with its version (jquery-3.5.1.js,
 // underscore.1.8.3.css), or one that opens with the banner a distributed
-// build keeps ("/*!", or "@license" in its first comment). Such files topped the ranking of
-// questions about a Python project's own code (issue 18). It lives here,
-// not beside the other classes in workspace, so that the thin client, which
-// links workspace, does not link regexp.
+// build keeps ("/*!", or "@license" in its first comment). Such files
+// topped the ranking of questions about a Python project's own code
+// (issue 18). It lives here, not beside the other classes in workspace, so
+// that the thin client, which links workspace, does not link regexp.
 func bundledLibrary(p string, src []byte) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".js", ".mjs", ".cjs", ".css":

@@ -56,8 +56,9 @@ func subjectWords(text string) map[string]bool {
 }
 
 // changeKinds are the words of a commit subject or an issue title that say
-// what kind of change it is, not where (Conventional Commits' types that no
-// codebase uses as a directory name for its own code, and their kin).
+// what kind of change it is, not where: Conventional Commits' fix and feat
+// and their kin. A directory may share the name; the word still does not
+// point at it.
 var changeKinds = map[string]bool{
 	"fix": true, "fixes": true, "fixed": true, "bug": true, "bugs": true, "bugfix": true, "hotfix": true,
 	"issue": true, "issues": true, "feat": true, "feature": true,

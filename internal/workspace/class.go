@@ -116,12 +116,10 @@ var testSupportDirs = map[string]bool{
 // directory named as tests (testDir), or a mock by its file name
 // (mock_store.go, store_mock.go).
 func isTestSupport(p string) bool {
-	dir, base := path.Split(p)
-	for _, d := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
-		if testSupportDirs[strings.ToLower(d)] || testDir(d) {
-			return true
-		}
+	if underDir(p, func(d string) bool { return testSupportDirs[strings.ToLower(d)] || testDir(d) }) {
+		return true
 	}
+	base := path.Base(p)
 	stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
 	return strings.HasPrefix(stem, "mock_") || strings.HasSuffix(stem, "_mock")
 }
@@ -183,11 +181,19 @@ func IsBuildOutput(p string) bool {
 	default:
 		return false
 	}
+	return underDir(p, func(d string) bool {
+		d = strings.ToLower(d)
+		return d == "dist" || strings.HasPrefix(d, "dist-") || strings.HasPrefix(d, "dist_") ||
+			strings.HasSuffix(d, "-dist") || strings.HasSuffix(d, "_dist")
+	})
+}
+
+// underDir reports whether a directory on a slash-separated path (not its
+// file name) satisfies named.
+func underDir(p string, named func(dir string) bool) bool {
 	dir, _ := path.Split(p)
 	for _, d := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
-		d = strings.ToLower(d)
-		if d == "dist" || strings.HasPrefix(d, "dist-") || strings.HasPrefix(d, "dist_") ||
-			strings.HasSuffix(d, "-dist") || strings.HasSuffix(d, "_dist") {
+		if d != "" && named(d) {
 			return true
 		}
 	}
