@@ -300,7 +300,15 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 	if len(ids) > MaxEdgeIDs {
 		ids = ids[:MaxEdgeIDs]
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id LIMIT `+limitSQL(limit), int64Args(ids)...)
+	// The order makes a capped list the same whatever order the files were
+	// indexed in: ids are stable hashes, and one entity's references keep
+	// their relative rowids because they are written together. Both orders
+	// are the order of the column's index, so LIMIT still stops early.
+	order := `src_id, rowid`
+	if col == `dst_id` {
+		order = `dst_id, src_id, rowid`
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id ORDER BY `+order+` LIMIT `+limitSQL(limit), int64Args(ids)...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load edges: %w", err))
 	}

@@ -14,7 +14,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -293,7 +293,18 @@ CREATE INDEX IF NOT EXISTS commits_at ON commits(at);
 ALTER TABLE entities RENAME COLUMN qname TO qname_stored;
 ALTER TABLE entities ADD COLUMN qname TEXT GENERATED ALWAYS AS (iif(qname_stored = '', name, qname_stored)) VIRTUAL;
 `,
+	// Version 10: the index of resolved references by target also orders
+	// them by source (decision 0118), so that a capped list of an entity's
+	// users is the same list however the index was built: by rowid, it
+	// followed the order in which the callers' files were last indexed.
+	9: `
+DROP INDEX IF EXISTS refs_dst;
+` + refsDstIndex + `;
+`,
 }
+
+// refsDstIndex orders an entity's resolved users by their stable id.
+const refsDstIndex = `CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id, src_id) WHERE dst_id IS NOT NULL`
 
 // backfills[v] runs after migrations[v], in the same transaction, for what
 // SQL alone cannot compute.
@@ -357,7 +368,7 @@ var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS entities_name ON entities(name COLLATE NOCASE)`,
 	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
 	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
-	`CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL`,
+	refsDstIndex,
 }
 
 var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst"}

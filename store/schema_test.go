@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/workspace"
@@ -125,3 +126,42 @@ const undoQNameSQL = `ALTER TABLE entities DROP COLUMN qname;
 	ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
 	UPDATE entities SET qname = name WHERE qname = '';
 	`
+
+// TestRefsByTargetIndexUpgrades: an index of version 9, whose refs_dst
+// holds only the target, gets the index ordered by source too.
+func TestRefsByTargetIndexUpgrades(t *testing.T) {
+	root := t.TempDir()
+	s := openTest(t, root)
+	putFile(t, s, sampleFile("a.go", 10))
+	columns := func() []string {
+		t.Helper()
+		rows, err := s.DB().Query(`SELECT name FROM pragma_index_info('refs_dst') ORDER BY seqno`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var cols []string
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, c)
+		}
+		return cols
+	}
+	if got := strings.Join(columns(), ","); got != "dst_id,src_id" {
+		t.Fatalf("new index: refs_dst on %s", got)
+	}
+	if _, err := s.DB().Exec(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL; PRAGMA user_version = 9`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openTest(t, root)
+	if got := strings.Join(columns(), ","); got != "dst_id,src_id" {
+		t.Errorf("upgraded from version 9: refs_dst on %s", got)
+	}
+	if fs, err := s.Files(context.Background()); err != nil || len(fs) != 1 {
+		t.Errorf("upgraded from version 9: %d files (%v), want the one written", len(fs), err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -567,5 +568,54 @@ func TestGenerationSeesOtherCommits(t *testing.T) {
 	commit(hook, "2")
 	if g := hook.Generation(ctx); g == g1 {
 		t.Fatal("the store's own commit left the generation as it was")
+	}
+}
+
+// TestCappedEdgesIgnoreIndexOrder: a capped list of an entity's users is the
+// same whatever order the callers' files were written in, and after one of
+// them is written again (an incremental re-index gives its refs new rowids).
+func TestCappedEdgesIgnoreIndexOrder(t *testing.T) {
+	ctx := context.Background()
+	const target = 1001
+	caller := func(id int64) *FileData {
+		fd := sampleFile(fmt.Sprintf("c%d.go", id), id)
+		fd.Refs = []Ref{{SrcID: id + 1, FileID: id, Kind: RefCalls, Name: "Serve", Line: 3, DstID: target}}
+		return fd
+	}
+	callees := func(s *Store) []int64 {
+		t.Helper()
+		edges, err := s.EdgesTo(ctx, []int64{target}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var srcs []int64
+		for _, e := range edges {
+			srcs = append(srcs, e.Src)
+		}
+		return srcs
+	}
+	want := []int64{11, 21} // the smallest stable ids, whatever the order
+	for _, order := range [][]int64{{10, 20, 30}, {30, 20, 10}, {20, 30, 10}} {
+		s := openTest(t, t.TempDir())
+		putFile(t, s, sampleFile("t.go", 1000))
+		for _, id := range order {
+			putFile(t, s, caller(id))
+		}
+		if got := callees(s); !slices.Equal(got, want) {
+			t.Errorf("written in order %v: users %v, want %v", order, got, want)
+		}
+		w, err := s.BeginWrite(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.PutFile(ctx, caller(order[0]), true); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := callees(s); !slices.Equal(got, want) {
+			t.Errorf("order %v, %d written again: users %v, want %v", order, order[0], got, want)
+		}
 	}
 }
