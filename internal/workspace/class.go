@@ -97,8 +97,8 @@ func IsTest(p string) bool {
 var testFiles = map[string]bool{"conftest.py": true, "spec_helper.rb": true, "rails_helper.rb": true}
 
 // testSupportDirs name directories of code that only tests use, whatever
-// its files are called: helpers, mocks, fakes, fixtures, Jest's test and
-// mock directories, end-to-end suites and benchmarks (Cargo's benches/, a
+// its files are called: helpers, mocks, fakes, fixtures, Jest's test,
+// mock and fixture directories, Gradle's testFixtures, end-to-end suites and benchmarks (Cargo's benches/, a
 // project's benchmarks/: code that exercises the library, not where its
 // behaviour lives). Held-out projects' test utilities ranked above the code
 // a change was about (issue 18), and benchmark harnesses, which spell out
@@ -108,7 +108,7 @@ var testFiles = map[string]bool{"conftest.py": true, "spec_helper.rb": true, "ra
 var testSupportDirs = map[string]bool{
 	"testutil": true, "testutils": true, "testhelper": true, "testhelpers": true, "test_helpers": true,
 	"mock": true, "mocks": true, "fake": true, "fakes": true, "fixtures": true,
-	"__tests__": true, "__mocks__": true, "e2e": true,
+	"__tests__": true, "__mocks__": true, "__fixtures__": true, "testfixtures": true, "e2e": true,
 	"bench": true, "benches": true, "benchmark": true, "benchmarks": true,
 }
 

@@ -34,6 +34,8 @@ func TestClassOf(t *testing.T) {
 		{"benchmarks/routers/src/hono.ts", Test},       // a project's benchmark harnesses
 		{"src/__tests__/router.js", Test},              // Jest
 		{"src/__mocks__/fs.js", Test},                  //
+		{"src/__fixtures__/user.ts", Test},             //
+		{"lib/src/testFixtures/java/Fake.java", Test},  // Gradle's test fixtures
 		{"e2e/login.spec-helpers.ts", Test},            // an end-to-end suite
 		{"runtime-tests/deno/hono.test.ts", Test},      // named as tests by its last word
 		{"runtime_tests/bun/index.ts", Test},           //
