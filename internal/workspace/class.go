@@ -97,11 +97,12 @@ func IsTest(p string) bool {
 var testFiles = map[string]bool{"conftest.py": true, "spec_helper.rb": true, "rails_helper.rb": true}
 
 // testSupportDirs name directories of code that only tests use, whatever
-// its files are called: helpers, mocks, fakes, fixtures, Jest's test,
-// mock and fixture directories, Gradle's testFixtures, end-to-end suites and benchmarks (Cargo's benches/, a
-// project's benchmarks/: code that exercises the library, not where its
-// behaviour lives). Held-out projects' test utilities ranked above the code
-// a change was about (issue 18), and benchmark harnesses, which spell out
+// its files are called: helpers, mocks, fakes, fixtures, Jest's test, mock
+// and fixture directories, Gradle's testFixtures, end-to-end suites and
+// benchmarks (Cargo's benches/, a project's benchmarks/: code that
+// exercises the library, not where its behaviour lives). Held-out
+// projects' test utilities ranked above the code a change was about
+// (issue 18), and benchmark harnesses, which spell out
 // whole command lines and APIs, outranked it on the Rust and TypeScript dev
 // cases. "testing" is not among them: it is a library's own package as often
 // (Go's testing, a framework's test helpers for its users).
@@ -239,17 +240,17 @@ func IsGenerated(src []byte) bool {
 				return true
 			}
 		default:
-			open := ""
-			for _, d := range [][2]string{{"/*", "*/"}, {"<!--", "-->"}, {`"""`, `"""`}, {"'''", "'''"}} {
-				if bytes.HasPrefix(line, []byte(d[0])) {
-					open = d[1]
-					if !bytes.Contains(line[len(d[0]):], []byte(d[1])) {
-						block = d[1]
+			opens := false
+			for _, d := range blockComments {
+				if bytes.HasPrefix(line, []byte(d.open)) {
+					opens = true
+					if !bytes.Contains(line[len(d.open):], []byte(d.close)) {
+						block = d.close
 					}
 					break
 				}
 			}
-			if open == "" {
+			if !opens {
 				return said && doNotEdit // the first line of code ends the header
 			}
 		}
@@ -259,3 +260,7 @@ func IsGenerated(src []byte) bool {
 	}
 	return said && doNotEdit
 }
+
+// blockComments are the delimiters of the comment blocks a header may
+// hold: C's, HTML's, and Python's docstrings.
+var blockComments = []struct{ open, close string }{{"/*", "*/"}, {"<!--", "-->"}, {`"""`, `"""`}, {"'''", "'''"}}
