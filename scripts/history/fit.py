@@ -17,7 +17,11 @@ import json
 import os
 import sys
 
-FIXED = {"whole": 1, "lexical": 0.3, "coverage": 0, "exact": 1.5, "graph": 0.25, "active": 0.25, "size": 0.8, "scope": 0.8}
+# retrieval's fw* constants but the two fitted here; fwRecent (decision 0114)
+# came after this script and was missing, so its re-scoring no longer
+# matched the ranking it re-scores.
+FIXED = {"whole": 1, "lexical": 0.3, "coverage": 0, "exact": 1.5, "graph": 0.25, "active": 0.25, "size": 0.8, "scope": 0.8,
+         "recent": 0.75}
 GRID = [round(0.05 * i, 2) for i in range(0, 21)] + [1.25, 1.5, 2.0]
 
 
@@ -47,8 +51,8 @@ def load(dump, case_files):
             continue
         c = lst.pop(0)
         files = [(f["path"], f.get("signals") or {}) for f in d["resp"].get("files") or []]
-        cases.append({"repo": repo, "file": c["_file"], "half": c["_idx"] % 2, "gold": set(c["gold"]), "files": files,
-                      "base": c.get("base", "")})
+        cases.append({"id": c["id"], "q": q, "repo": repo, "file": c["_file"], "half": c["_idx"] % 2,
+                      "gold": set(c["gold"]), "files": files, "base": c.get("base", "")})
     return cases
 
 

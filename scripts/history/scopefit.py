@@ -18,26 +18,12 @@ of run.py's own run of the same cases, the non-lexical cases are reported
 apart as well.
 """
 import json, sys, os, re, collections, glob
+# retrieval's fw* constants; the weight-0 check below catches a drift.
 W = {"whole": 1, "lexical": 0.3, "coverage": 0, "exact": 1.5, "graph": 0.25, "active": 0.25, "size": 0.8, "scope": 0.8, "history": 1.0, "recent": 0.75}
-cases_by_q = collections.defaultdict(list)
-for fn in sorted(glob.glob(os.environ.get('CASES', '../shared/eval/cases/*.jsonl'))):
-    idx = 0
-    for line in open(fn):
-        if not line.strip(): continue
-        c = json.loads(line)
-        if not c.get('gold'): continue
-        c['_half'] = idx % 2; c['_file'] = os.path.basename(fn); idx += 1
-        cases_by_q[(c['repo'], c['query'])].append(c)
-cases = []
-for line in open(sys.argv[1]):
-    d = json.loads(line); args = d['args']
-    root = args[args.index('--root') + 1]
-    repo = os.path.basename(root).replace('+', '/', 1)
-    lst = cases_by_q.get((repo, args[-1]))
-    if not lst: continue
-    c = lst.pop(0)
-    files = [(f['path'], f.get('signals') or {}) for f in d['resp'].get('files') or []]
-    cases.append(dict(id=c['id'], repo=repo, file=c['_file'], half=c['_half'], gold=set(c['gold']), files=files, q=c['query']))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit import load  # noqa: E402  the dump's cases, as fit.py reads them
+
+cases = load(sys.argv[1], sorted(glob.glob(os.environ.get('CASES', '../shared/eval/cases/*.jsonl'))))
 
 def scope_words(q):
     subj = q.strip().split('\n')[0][:100]
