@@ -137,6 +137,24 @@ func Update(ctx context.Context, st *store.Store, root, head string) (Summary, e
 	if len(fresh) == 0 {
 		return sum, st.UpdateHistory(ctx, store.HistoryUpdate{Clear: clear, Remove: remove, Meta: meta("")})
 	}
+	// Fresh commits are numbered in git's order, newest first, just below
+	// the ids of the stored ones, which they are newer than when HEAD moved
+	// on: ranking orders commits of one second by id (store.Commit.ID), and
+	// a history updated checkout by checkout must order them as a history
+	// read at once does.
+	first := int64(1) // no stored commits: 1, 2, …
+	for h, id := range stored {
+		if reachable[h] {
+			first = min(first, id-int64(len(fresh)))
+		}
+	}
+	if first <= 0 && first+int64(len(fresh)) > 0 {
+		first = -int64(len(fresh)) // 0 is no id (store.Commit.ID)
+	}
+	order := make(map[string]int64, len(fresh))
+	for i, h := range fresh {
+		order[h] = first + int64(i)
+	}
 	an := analyzer.New()
 	for start := 0; start < len(fresh); start += batch {
 		part := fresh[start:min(start+batch, len(fresh))]
@@ -148,6 +166,9 @@ func Update(ctx context.Context, st *store.Store, root, head string) (Summary, e
 			err := st.UpdateHistory(context.WithoutCancel(ctx), store.HistoryUpdate{Clear: clear, Remove: remove, Meta: map[string]string{MetaNote: note, MetaAnalyzer: analyzer.Version}})
 			sum.Note = note
 			return sum, err
+		}
+		for i := range commits {
+			commits[i].ID = order[commits[i].Hash]
 		}
 		u := store.HistoryUpdate{Clear: clear, Remove: remove, Add: commits}
 		if start+batch >= len(fresh) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,5 +281,51 @@ func TestParseRecord(t *testing.T) {
 		if ok != tc.ok || len(c.Files) != tc.files {
 			t.Errorf("parseRecord(%q) = %+v, %v", tc.rec, c, ok)
 		}
+	}
+}
+
+// A history updated checkout by checkout lists commits of one second in
+// the order a history read at once does (git's): ranking's recency numbers
+// them in that order.
+func TestIncrementalHistoryKeepsGitOrder(t *testing.T) {
+	t.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z") // a rebased series: one second
+	root := newRepo(t)
+	commit(t, root, "second series commit", map[string]string{"net/dial.go": "package net\n// v3\n"})
+	commit(t, root, "third series commit", map[string]string{"config/parse.go": "package config\n// v2\n"})
+	cold := t.TempDir()
+	gitIn(t, cold, "clone", "-q", root, ".")
+
+	gitIn(t, root, "checkout", "-q", "--detach", "HEAD~2")
+	st := open(t, root)
+	update(t, st, root)
+	gitIn(t, root, "checkout", "-q", "main")
+	if sum := update(t, st, root); sum.Added != 2 {
+		t.Fatalf("incremental update added %d commits, want 2", sum.Added)
+	}
+	coldSt := open(t, cold)
+	update(t, coldSt, cold)
+
+	order := func(st *store.Store) []string {
+		rows, err := st.DB().Query(`SELECT hash FROM commits ORDER BY at DESC, id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, h)
+		}
+		return out
+	}
+	want := strings.Fields(gitIn(t, root, "rev-list", "HEAD"))
+	if got := order(coldSt); !slices.Equal(got, want) {
+		t.Errorf("cold history in order %v, git lists %v", got, want)
+	}
+	if got := order(st); !slices.Equal(got, want) {
+		t.Errorf("incremental history in order %v, git lists %v", got, want)
 	}
 }

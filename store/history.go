@@ -20,6 +20,10 @@ type Commit struct {
 	// Skip says why Files were not recorded ("mass": a change to so many
 	// files that it says nothing about any of them).
 	Skip string
+	// ID, when not 0, is the row id to store it under. Ids order commits
+	// of the same committer second, smaller first, as git lists them
+	// (history.Update numbers them so); 0 takes the next free id.
+	ID int64
 }
 
 // CommitHit is a commit whose message matches a query.
@@ -93,7 +97,7 @@ func (s *Store) UpdateHistory(ctx context.Context, u HistoryUpdate) error {
 		return err
 	}
 	if len(u.Add) > 0 {
-		insCommit, err := tx.PrepareContext(ctx, `INSERT INTO commits(hash, at, nfiles, skip) VALUES(?, ?, ?, ?)`)
+		insCommit, err := tx.PrepareContext(ctx, `INSERT INTO commits(id, hash, at, nfiles, skip) VALUES(?, ?, ?, ?, ?)`)
 		if err != nil {
 			return classify(err)
 		}
@@ -109,7 +113,11 @@ func (s *Store) UpdateHistory(ctx context.Context, u HistoryUpdate) error {
 		}
 		defer insText.Close()
 		for _, c := range u.Add {
-			res, err := insCommit.ExecContext(ctx, c.Hash, c.At, c.NFiles, c.Skip)
+			var want any // NULL: the next free id
+			if c.ID != 0 {
+				want = c.ID
+			}
+			res, err := insCommit.ExecContext(ctx, want, c.Hash, c.At, c.NFiles, c.Skip)
 			if err != nil {
 				return classify(fmt.Errorf("store commit %s: %w", c.Hash, err))
 			}
@@ -151,9 +159,12 @@ func (s *Store) SimilarCommits(ctx context.Context, terms []string, limit int) (
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	// Equal scores (commits with the same message) are ordered by hash;
+	// the search reads past the limit (tieDepth) so that a tie at the cut
+	// is decided the same way however the history was stored.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT c.id, h.score, c.at, c.nfiles FROM
 		(SELECT rowid AS id, -bm25(fts_commits) AS score FROM fts_commits WHERE fts_commits MATCH ? ORDER BY rank LIMIT %d) h
-		JOIN commits c ON c.id = h.id WHERE c.skip = '' AND c.nfiles > 0 ORDER BY h.score DESC, c.id`, limit), orQuery(terms))
+		JOIN commits c ON c.id = h.id WHERE c.skip = '' AND c.nfiles > 0 ORDER BY h.score DESC, c.hash LIMIT %d`, tieDepth(limit), limit), orQuery(terms))
 	if err != nil {
 		return nil, classify(fmt.Errorf("commit search: %w", err))
 	}
@@ -169,13 +180,18 @@ func (s *Store) SimilarCommits(ctx context.Context, terms []string, limit int) (
 	return out, classify(rows.Err())
 }
 
+// recentCommitsSQL reads the newest commits that touched files, through
+// the index on committer time. Commits of one second (a rebased series)
+// are in git's order by id (Commit.ID).
+const recentCommitsSQL = `SELECT id FROM commits WHERE nfiles > 0 ORDER BY at DESC, id LIMIT ?`
+
 // RecentFiles returns, for each tracked file touched by one of the newest
 // n commits that touched files (merges record none), the position of the
 // newest of them that touched it: 0 for the newest commit. Commits are
 // ordered by committer time, as git log orders them. A mass change counts
 // as a commit and credits none of its files (they were not recorded).
 func (s *Store) RecentFiles(ctx context.Context, n int) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM commits WHERE nfiles > 0 ORDER BY at DESC, id LIMIT ?`, n)
+	rows, err := s.db.QueryContext(ctx, recentCommitsSQL, n)
 	if err != nil {
 		return nil, classify(fmt.Errorf("recent commits: %w", err))
 	}

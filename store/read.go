@@ -375,8 +375,8 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 	// Full-text rows are numbered by entities.seq: map them to entity ids.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT %d) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`,
-		w[0], w[1], w[2], w[3], w[4], w[5], limit), match)
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
+		w[0], w[1], w[2], w[3], w[4], w[5], tieDepth(limit), limit), match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -674,13 +674,22 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT %[4]d) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC`, table, pathWeight, bodyWeight, limit),
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[5]d`, table, pathWeight, bodyWeight, tieDepth(limit), limit),
 		match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
 }
+
+// tieDepth is how deep a ranked full-text search reads for limit results.
+// FTS5 orders equal scores by row number, entities.seq, which follows the
+// order files were written in: a cold index and one brought up to date
+// file by file number the same entities differently. Documents with equal
+// scores are common (small declarations alike in name and size), so the
+// search reads past the limit and the stable entity id decides a tie at
+// the cut.
+func tieDepth(limit int) int { return limit + limit/4 + 8 }
 
 // orQuery is an FTS5 query matching any of terms, each quoted as a string.
 func orQuery(terms []string) string { return joinQuery(terms, " OR ") }

@@ -619,3 +619,49 @@ func TestCappedEdgesIgnoreIndexOrder(t *testing.T) {
 		}
 	}
 }
+
+// Equal scores are cut by the stable entity id, not by the full-text row
+// number, which follows the order files were written in: the same files
+// written in two orders give the same hits.
+func TestSearchTiesIgnoreWriteOrder(t *testing.T) {
+	ctx := context.Background()
+	paths := []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go"}
+	var first []Hit
+	for _, reverse := range []bool{false, true} {
+		s := openTest(t, t.TempDir())
+		w, err := s.BeginWrite(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := slices.Clone(paths)
+		if reverse {
+			slices.Reverse(order)
+		}
+		for _, p := range order {
+			id := int64(100 + 10*slices.Index(paths, p))
+			if err := w.PutFile(ctx, sampleFile(p, id), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := s.Search(ctx, []string{"listenandserve"}, FieldWeights{5, 3, 2.5, 2, 1.2, 1}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 3 || hits[0].Score != hits[2].Score {
+			t.Fatalf("hits %+v: want three of six equal scores", hits)
+		}
+		if first == nil {
+			first = hits
+		} else if !slices.Equal(hits, first) {
+			t.Errorf("written in reverse, hits %+v; in order, %+v", hits, first)
+		}
+	}
+	for i, h := range first {
+		if want := int64(101 + 10*i); h.ID != want {
+			t.Errorf("hit %d is %d, want %d (the smallest ids)", i, h.ID, want)
+		}
+	}
+}
