@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -110,4 +111,74 @@ func filesForPath(ctx context.Context, st *store.Store, p string) ([]store.File,
 		p = p[i+1:]
 	}
 	return nil, nil
+}
+
+// The phrase signal (docs/decisions/0120): a run of the message's words
+// that spells an identifier's parts in order.
+const (
+	// phraseCredit is the exact credit of an entity whose name a phrase
+	// spells, shared like a named symbol's among the entities it spells
+	// (credit / sqrt(n)): below a symbol named as written (0.9), since the
+	// words may only happen to follow each other.
+	phraseCredit = 0.5
+	// maxPhraseEntities is how many entities a phrase may spell before it
+	// says nothing about any of them ("test case", "error message").
+	maxPhraseEntities = 30
+	// maxPhrases bounds the phrases searched for a message.
+	maxPhrases = 24
+)
+
+// phraseMatches credits the entities whose names the message's phrases
+// spell (analyzer.Phrases). A phrase of conversation words only ("keep
+// going"), or with a word the index does not hold (df), never counts. A three-word phrase is
+// searched only where it can tell more than its two two-word phrases: both
+// spell some name and one of them too many.
+func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) error {
+	spelled := map[string]int{} // phrase → how many names it spells (at most maxPhraseEntities+1)
+	for _, p := range analyzer.Phrases(text, maxPhrases) {
+		if !slices.ContainsFunc(p.Terms, func(t string) bool { return !conversational[t] }) ||
+			slices.ContainsFunc(p.Terms, func(t string) bool { return df[t] == 0 }) {
+			continue // "keep going"; a word the index does not hold
+		}
+		if n := len(p.Terms); n > 2 {
+			head := analyzer.Phrase{Terms: p.Terms[:n-1]}.String()
+			tail := analyzer.Phrase{Terms: p.Terms[1:]}.String()
+			if spelled[head] == 0 || spelled[tail] == 0 || max(spelled[head], spelled[tail]) <= maxPhraseEntities {
+				continue
+			}
+		}
+		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1)
+		if err != nil {
+			return err
+		}
+		spelled[p.String()] = len(hits)
+		if len(hits) == 0 || len(hits) > maxPhraseEntities {
+			continue
+		}
+		for _, h := range hits {
+			// A phrase that spells most of a name says more than one inside a
+			// long name ("variant field" in a test named by a sentence).
+			share := min(1, float64(len(p.Terms))/float64(max(nameParts(h.Name), 1)))
+			v := phraseCredit * share / math.Sqrt(float64(len(hits)))
+			c := get(h.ID)
+			c.file = h.FileID
+			if v > c.exact {
+				c.exact = v
+			}
+			c.why = append(c.why, fmt.Sprintf("phrase %q", p.String()))
+		}
+	}
+	return nil
+}
+
+// nameParts counts the parts of an identifier that are terms (stop words
+// and single letters left out): pick_next_task_fair has four.
+func nameParts(name string) int {
+	n := 0
+	for _, part := range analyzer.SplitIdentifier(name) {
+		if _, ok := analyzer.Term(part); ok {
+			n++
+		}
+	}
+	return n
 }

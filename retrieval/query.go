@@ -8,7 +8,8 @@
 //  2. lexical: BM25F per term over the full-text index, summed with term
 //     weights, and each candidate's IDF-weighted coverage of the query;
 //  3. exact: entities whose name or qualified name a trigger spells out, files
-//     a path names, entities at an error's line;
+//     a path names, entities at an error's line, and names whose parts a run
+//     of the message's words spells in order (phraseMatches);
 //  4. structural: a personalised PageRank over the entity graph, restarted
 //     at the seeds (exact matches, named and active files, top lexical hits),
 //     so that callers, callees and definitions of what is in play rank up;
@@ -390,6 +391,11 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// sees what the message names apart from what earlier turns carried.
 	if err := exactMatches(ctx, st, messageTriggers, get); err != nil {
 		return nil, err
+	}
+	if !req.NoMessageTerms {
+		if err := phraseMatches(ctx, st, req.Text, df, get); err != nil {
+			return nil, err
+		}
 	}
 	if req.Gate == GatePrompt {
 		var named float64
@@ -954,8 +960,14 @@ func candidateFiles(ctx context.Context, st *store.Store, cands map[int64]*cand)
 		}
 	}
 	if len(ids) > maxFileCandidates {
+		// An entity the message names (a symbol, a path, a phrase that
+		// spells its name) keeps its file among the candidates: lexical
+		// scores are raw BM25 sums, far above an exact credit in [0, 1].
 		sort.Slice(ids, func(a, b int) bool {
 			ca, cb := cands[ids[a]], cands[ids[b]]
+			if (ca.exact > 0) != (cb.exact > 0) {
+				return ca.exact > 0
+			}
 			sa, sb := ca.lex+ca.exact+ca.active+ca.graph, cb.lex+cb.exact+cb.active+cb.graph
 			if sa != sb {
 				return sa > sb

@@ -535,6 +535,39 @@ func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	return true, nil
 }
 
+// NamedHit is an entity found by its name.
+type NamedHit struct {
+	ID, FileID int64
+	Name       string
+}
+
+// NamedByPhrase returns the entities whose names hold terms as consecutive
+// parts ("pick next task": pick_next_task_fair, __pick_next_task), at most
+// limit, with their files and names. Which of more than limit is left
+// unsaid: ask for one more than is used, to know whether there are more.
+func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int) ([]NamedHit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	phrase := `"` + strings.ReplaceAll(strings.Join(terms, " "), `"`, `""`) + `"`
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
+		(SELECT rowid AS seq FROM fts WHERE fts MATCH ? LIMIT `+limitSQL(limit)+`) h
+		JOIN entities e ON e.seq = h.seq ORDER BY e.id`, `{name} : `+phrase)
+	if err != nil {
+		return nil, classify(fmt.Errorf("names with %s: %w", phrase, err))
+	}
+	defer rows.Close()
+	var out []NamedHit
+	for rows.Next() {
+		var h NamedHit
+		if err := rows.Scan(&h.ID, &h.FileID, &h.Name); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, h)
+	}
+	return out, classify(rows.Err())
+}
+
 // ScoreDocs returns, for one term, the BM25F score of each of ids that
 // contains it (ids without the term are absent).
 func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids []int64) (map[int64]float64, error) {

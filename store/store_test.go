@@ -665,3 +665,49 @@ func TestSearchTiesIgnoreWriteOrder(t *testing.T) {
 		}
 	}
 }
+
+// NamedByPhrase finds names whose parts follow each other as the phrase's
+// terms do, in the name field only.
+func TestNamedByPhrase(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{"a.go", "b.go"} {
+		if err := w.PutFile(ctx, sampleFile(p, int64(100+10*i)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		terms []string
+		limit int
+		want  []int64
+	}{
+		{[]string{"listen", "serv"}, 10, []int64{101, 111}},
+		{[]string{"listen", "serv"}, 1, []int64{101}},
+		{[]string{"serv", "listen"}, 10, nil}, // out of order
+		{[]string{"net", "http"}, 10, nil},    // in the path field, not the name
+		{nil, 10, nil},
+	}
+	for _, tc := range tests {
+		hits, err := s.NamedByPhrase(ctx, tc.terms, tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.ID)
+			if h.Name != "ListenAndServe" {
+				t.Errorf("NamedByPhrase(%q): name %q", tc.terms, h.Name)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("NamedByPhrase(%q, %d) = %v, want %v", tc.terms, tc.limit, got, tc.want)
+		}
+	}
+}
