@@ -993,12 +993,15 @@ func finish(ctx context.Context, w *store.Writer, small, bulk, rebuild, whole bo
 			return err
 		}
 	}
-	if recount {
-		docs, err := w.CountEntities(ctx)
+	if !recount {
+		counted, err := w.Counted(ctx)
 		if err != nil {
 			return err
 		}
-		if err := w.SetMeta(ctx, "documents", fmt.Sprint(docs)); err != nil {
+		recount = !counted
+	}
+	if recount {
+		if err := w.Recount(ctx); err != nil {
 			return err
 		}
 	}

@@ -462,3 +462,57 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 		}
 	}
 }
+
+// An index run records the parsed files' count that ranking reads on every
+// query, and keeps it current as files come and go (through Update too).
+func TestParsedFilesRecorded(t *testing.T) {
+	ctx := context.Background()
+	root := testWorkspace(t, map[string]string{
+		"a.go":      "package a\n\nfunc A() {}\n",
+		"b/b.go":    "package b\n\nfunc B() {}\n",
+		"notes.bin": "\x00\x01\x02binary",
+	})
+	_, st := run(t, root, config.Default())
+	count := func() (recorded, counted int) {
+		t.Helper()
+		var v string
+		if err := st.DB().QueryRow(`SELECT value FROM meta WHERE key = ?`, store.MetaParsedFiles).Scan(&v); err != nil {
+			t.Fatalf("no %s: %v", store.MetaParsedFiles, err)
+		}
+		if err := st.DB().QueryRow(`SELECT count(*) FROM files WHERE skip = ''`).Scan(&counted); err != nil {
+			t.Fatal(err)
+		}
+		recorded, err := st.ParsedFiles(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != strconv.Itoa(recorded) {
+			t.Errorf("meta %q, ParsedFiles %d", v, recorded)
+		}
+		return recorded, counted
+	}
+	if got, want := count(); got != want || got != 2 {
+		t.Fatalf("after the first run ParsedFiles = %d, files counted %d, want 2", got, want)
+	}
+	write(t, root, "c.go", "package a\n\nfunc C() {}\n")
+	if _, err := Update(ctx, st, Options{Root: root, Config: config.Default()}, []Change{{Path: "c.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := count(); got != want || got != 3 {
+		t.Fatalf("after an update ParsedFiles = %d, files counted %d, want 3", got, want)
+	}
+	// An index no run has recounted yet (an older one) is counted, and the
+	// next run records the count though no file changed.
+	if _, err := st.DB().Exec(`DELETE FROM meta WHERE key = ?`, store.MetaParsedFiles); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.ParsedFiles(ctx); err != nil || n != 3 {
+		t.Errorf("without the recorded count ParsedFiles = %d, %v, want 3", n, err)
+	}
+	if _, err := Run(ctx, st, Options{Root: root, Config: config.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := count(); got != want || got != 3 {
+		t.Fatalf("after a run without changes ParsedFiles = %d, files counted %d, want 3", got, want)
+	}
+}

@@ -29,10 +29,12 @@ func (s *Store) FileSizes(ctx context.Context, ids []int64) (map[int64]int64, er
 	return out, nil
 }
 
-// ParsedFiles counts the parsed files (those not skipped).
+// ParsedFiles counts the parsed files (those not skipped), as the last
+// index run recorded it (Writer.Recount), or counts them when no run has.
 func (s *Store) ParsedFiles(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE skip = ''`).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?),
+		(SELECT count(*) FROM files WHERE skip = ''))`, MetaParsedFiles).Scan(&n); err != nil {
 		return 0, classify(fmt.Errorf("count parsed files: %w", err))
 	}
 	return n, nil
