@@ -60,11 +60,12 @@ func Phrases(text string, limit int) []Phrase {
 		if start >= 0 {
 			word := text[start:i]
 			start = -1
-			if IsStopWord(strings.ToLower(word)) {
+			switch w, plain := plainWord(word); {
+			case IsStopWord(strings.ToLower(word)):
 				// "pick the next task": the words around it still run on.
-			} else if w, plain := plainWord(word); plain {
+			case plain:
 				add(w)
-			} else {
+			default:
 				flush()
 			}
 		}

@@ -130,9 +130,9 @@ const (
 
 // phraseMatches credits the entities whose names the message's phrases
 // spell (analyzer.Phrases). A phrase of conversation words only ("keep
-// going"), or with a word the index does not hold (df), never counts. A three-word phrase is
-// searched only where it can tell more than its two two-word phrases: both
-// spell some name and one of them too many.
+// going"), or with a word the index does not hold (df), never counts. A
+// three-word phrase is searched only where it can tell more than its two
+// two-word phrases: both spell some name and one of them too many.
 func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) error {
 	spelled := map[string]int{} // phrase → how many names it spells (at most maxPhraseEntities+1)
 	for _, p := range analyzer.Phrases(text, maxPhrases) {
