@@ -473,7 +473,7 @@ type TermStat struct {
 func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
 	out := make(map[string]int, len(terms))
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'documents'), (SELECT count(*) FROM entities))`).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), (SELECT count(*) FROM entities))`, MetaDocuments).Scan(&total); err != nil {
 		return nil, 0, classify(err)
 	}
 	if len(terms) == 0 {
@@ -549,7 +549,7 @@ func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int) ([
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	phrase := `"` + strings.ReplaceAll(strings.Join(terms, " "), `"`, `""`) + `"`
+	phrase := ftsString(strings.Join(terms, " "))
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
 		(SELECT rowid AS seq FROM fts WHERE fts MATCH ? LIMIT `+limitSQL(limit)+`) h
 		JOIN entities e ON e.seq = h.seq ORDER BY e.id`, `{name} : `+phrase)
@@ -575,7 +575,7 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := append([]any{`"` + strings.ReplaceAll(term, `"`, `""`) + `"`}, int64Args(ids)...)
+	args := append([]any{ftsString(term)}, int64Args(ids)...)
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
 		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
 		 WHERE fts MATCH ? AND rowid IN (SELECT seq FROM entities WHERE id IN (`+placeholders(len(ids))+`))) h
@@ -736,12 +736,14 @@ func joinQuery(terms []string, op string) string {
 		if i > 0 {
 			b.WriteString(op)
 		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
+		b.WriteString(ftsString(t))
 	}
 	return b.String()
 }
+
+// ftsString quotes s as an FTS5 string: a term, or terms separated by
+// spaces as a phrase.
+func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // scanHits reads (rowid, score) rows.
 func scanHits(rows *sql.Rows) ([]Hit, error) {

@@ -78,7 +78,7 @@ func (s *Store) filePostings(ctx context.Context, table string, terms []string, 
 		}
 		fmt.Fprintf(&q, `SELECT %[4]d AS k, rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ?`,
 			table, pathWeight, bodyWeight, i)
-		args[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		args[i] = ftsString(t)
 	}
 	q.WriteString(`) h JOIN entities e ON e.seq = h.seq`)
 	rows, err := s.db.QueryContext(ctx, q.String(), args...)

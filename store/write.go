@@ -439,7 +439,7 @@ func (w *Writer) Refs(ctx context.Context, fileIDs []int64, names []string) ([]R
 
 // Recount records, inside the writer's transaction, the counts that
 // ranking reads on every query and that a full count would cost it each
-// time: the entities (meta "documents", the full-text index's document
+// time: the entities (MetaDocuments, the full-text index's document
 // count) and the parsed files (MetaParsedFiles; a scan of the file table
 // cost a kernel-size query 4 ms).
 func (w *Writer) Recount(ctx context.Context) error {
@@ -447,7 +447,7 @@ func (w *Writer) Recount(ctx context.Context) error {
 	if err := w.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entities), (SELECT count(*) FROM files WHERE skip = '')`).Scan(&docs, &parsed); err != nil {
 		return classify(fmt.Errorf("recount: %w", err))
 	}
-	if err := w.SetMeta(ctx, "documents", strconv.Itoa(docs)); err != nil {
+	if err := w.SetMeta(ctx, MetaDocuments, strconv.Itoa(docs)); err != nil {
 		return err
 	}
 	return w.SetMeta(ctx, MetaParsedFiles, strconv.Itoa(parsed))
@@ -461,8 +461,11 @@ func (w *Writer) Counted(ctx context.Context) (bool, error) {
 	return n > 0, classify(err)
 }
 
-// MetaParsedFiles is the meta key of the parsed files' count (Recount).
-const MetaParsedFiles = "parsed_files"
+// The meta keys of the counts Recount records.
+const (
+	MetaDocuments   = "documents"
+	MetaParsedFiles = "parsed_files"
+)
 
 // maxInArgs bounds the values bound in one `IN (...)` list, well under
 // SQLite's limit on a statement's variables.
