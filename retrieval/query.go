@@ -158,7 +158,14 @@ const (
 	perTermLimit = 200
 	// maxFileCandidates bounds the entities whose files are looked up.
 	maxFileCandidates = 400
-	// wholeFiles is the depth of the whole-file list.
+	// fileDepth is how many of the leading files, at least, the file
+	// ranking re-orders by what it reads per file (demotion, size, scope,
+	// recency): not 4 × the request's limit, so that the first files of a
+	// ranking do not depend on how many the request asks for (decision
+	// 0121).
+	fileDepth = 400
+	// wholeFiles is the depth of the whole-file list (at least 4 × the
+	// limit): read 400 deep it cost the prompt query 3 ms (decision 0121).
 	wholeFiles = 100
 	// maxWholeQueryTerms bounds the terms of the whole-file query.
 	maxWholeQueryTerms = 40
@@ -1114,19 +1121,15 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 	}
 	// Paths and sizes are needed for the demotion and the size prior, which
 	// re-order only these leading files; look at enough files that demoted
-	// ones can be replaced.
-	if len(list) > 4*limit {
-		list = list[:4*limit]
+	// ones can be replaced, and that a file the scope lifts is among them.
+	if depth := max(fileDepth, 4*limit); len(list) > depth {
+		list = list[:depth]
 	}
 	fids := make([]int64, len(list))
 	for i, f := range list {
 		fids[i] = f.id
 	}
-	ents, err := st.EntitiesByID(ctx, fids)
-	if err != nil {
-		return nil, err
-	}
-	sizes, err := st.FileSizes(ctx, fids)
+	info, err := st.FilesByID(ctx, fids)
 	if err != nil {
 		return nil, err
 	}
@@ -1137,13 +1140,13 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 	sc := &scopes{st: st, subject: subjectWords(text)}
 	out := make([]FileResult, 0, len(list))
 	for _, f := range list {
-		e, ok := ents[f.id]
+		e, ok := info[f.id]
 		if !ok {
 			continue
 		}
 		sig := f.sig
 		sig.Demotion = fileDemotion(e.Class, wantTests, wantDocs)
-		sig.Size = sizePrior(sizes[f.id])
+		sig.Size = sizePrior(e.Size)
 		sig.Recent = recent[e.Path]
 		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {
 			return nil, err

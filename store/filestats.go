@@ -5,21 +5,23 @@ import (
 	"fmt"
 )
 
-// FileSizes maps file ids to the files' sizes in bytes.
-func (s *Store) FileSizes(ctx context.Context, ids []int64) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(ids))
+// FilesByID returns the path, class and size of the files with the given
+// ids, keyed by id: what ranking reads per file, from the files table
+// alone (a file entity's row would bring its signature and outline).
+func (s *Store) FilesByID(ctx context.Context, ids []int64) (map[int64]File, error) {
+	out := make(map[int64]File, len(ids))
 	err := inChunks(ids, func(chunk []int64) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT id, size FROM files WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		rows, err := s.db.QueryContext(ctx, `SELECT id, path, class, size FROM files WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
 		if err != nil {
-			return classify(fmt.Errorf("file sizes: %w", err))
+			return classify(fmt.Errorf("files by id: %w", err))
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id, size int64
-			if err := rows.Scan(&id, &size); err != nil {
+			var f File
+			if err := rows.Scan(&f.ID, &f.Path, &f.Class, &f.Size); err != nil {
 				return classify(err)
 			}
-			out[id] = size
+			out[f.ID] = f
 		}
 		return classify(rows.Err())
 	})
