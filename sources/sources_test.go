@@ -170,6 +170,11 @@ func TestMatchModes(t *testing.T) {
 		{"analyse the crash then ultrawork", "ultrawork analyze"},
 		{"Analyze why", "analyze"},
 		{"port this to c++", "c++"},
+		{"Port this to C++!", "c++"},
+		{"(ulw) now", "ultrawork"},
+		{"déjà ulw", "ultrawork"},
+		{"ulw_mode and xulw and ulw2 and ulwé are other words", ""},
+		{"ulwx ulw", "ultrawork"},
 		{"nothing here", ""},
 		{"", ""},
 	}
