@@ -28,6 +28,7 @@ import (
 	"github.com/ctxls/ctxls/hookevent"
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/sources"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -139,7 +140,8 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 
 	// Each call's log lines say they were answered here.
 	d := &daemon{opts: opts, log: log.With(zap.Bool("daemon", true)), st: st, home: homeDir(), started: time.Now(),
-		walked: make(chan time.Time, 8), syncs: make(chan syncCall), updates: make(chan updateCall)}
+		sources: sources.All(),
+		walked:  make(chan time.Time, 8), syncs: make(chan syncCall), updates: make(chan updateCall)}
 	d.last.Store(time.Now().UnixNano())
 	ctx, d.stop = context.WithCancelCause(ctx)
 	go func() {
@@ -217,8 +219,11 @@ type daemon struct {
 	log  *zap.Logger
 	st   *store.Store
 	home string
-	stop context.CancelCauseFunc
-	last atomic.Int64 // UnixNano of the last call
+	// sources serve every hook call: the discovery source keeps what it
+	// parsed and reads and writes its cache file once, not on every prompt.
+	sources []sources.Source
+	stop    context.CancelCauseFunc
+	last    atomic.Int64 // UnixNano of the last call
 	// started is when the daemon began to serve, for Info requests.
 	started time.Time
 	// walked and syncs reach the follow loop: notices of whole walks
@@ -361,7 +366,7 @@ func (d *daemon) answer(ctx context.Context, req *hookcall.Request) hookcall.Res
 	out, err := hooks.Run(context.WithoutCancel(ctx), req.Event, req.Input, hooks.Options{
 		Root: req.Root, Budget: req.Budget, Deadline: req.Deadline,
 		BudgetSet: req.BudgetSet, DeadlineSet: req.DeadlineSet,
-		Log: d.log, Store: d.st, Heal: d.opts.Heal, Update: d.update,
+		Log: d.log, Store: d.st, Sources: d.sources, Heal: d.opts.Heal, Update: d.update,
 	})
 	if store.IsCorrupt(err) {
 		// The index file was damaged under the daemon: the caller's own
