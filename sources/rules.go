@@ -20,13 +20,17 @@ const maxRuleChars = 3000
 // is read, about to be edited or active in the editor, and description-only
 // rules listed at session start and injected when the prompt fits their
 // description.
-type RulesInjector struct{}
+type RulesInjector struct {
+	// cache, when set (All sets it), keeps parsed rule files between
+	// calls for a long-lived caller such as the hook daemon.
+	cache *rules.Cache
+}
 
 // Name implements Source.
 func (RulesInjector) Name() string { return "rules-injector" }
 
 // Collect implements Source.
-func (RulesInjector) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
+func (ri RulesInjector) Collect(ctx context.Context, ev *Event) ([]collect.Entry, error) {
 	if !ev.Config.Sources.Rules.Enabled {
 		return nil, nil
 	}
@@ -45,7 +49,7 @@ func (RulesInjector) Collect(ctx context.Context, ev *Event) ([]collect.Entry, e
 	default:
 		return nil, nil
 	}
-	set := rules.Load(ctx, ev.Root, ev.Home)
+	set := ri.cache.Load(ctx, ev.Root, ev.Home)
 	for _, s := range set.Skipped {
 		ev.logger().Warn("rule skipped", zap.String("rule", s.Path), zap.String("reason", s.Reason))
 	}

@@ -27,6 +27,7 @@ import (
 	"context"
 
 	"github.com/ctxls/ctxls/collect"
+	"github.com/ctxls/ctxls/sources/rules"
 )
 
 // Source is one context source.
@@ -44,5 +45,5 @@ type Source interface {
 // its own switch in the event's configuration (sources.*.enabled,
 // sources.modes), so the list does not depend on a workspace.
 func All() []Source {
-	return []Source{Code{}, WorkingSet{}, Memory{}, RulesInjector{}, DirectoryAgents{}, DirectoryReadme{}, KeywordDetector{}, &Discovery{}}
+	return []Source{Code{}, WorkingSet{}, Memory{}, RulesInjector{cache: rules.NewCache()}, DirectoryAgents{}, DirectoryReadme{}, KeywordDetector{}, &Discovery{}}
 }

@@ -116,7 +116,9 @@ func locations(root, home string) []location {
 // same text (by hash) as an earlier one are skipped, as are rules whose
 // frontmatter is malformed; the others still load. The order is stable:
 // Claude Code, user, Cursor, Copilot, kord; by path within each.
-func Load(ctx context.Context, root, home string) Set {
+func Load(ctx context.Context, root, home string) Set { return load(ctx, root, home, nil) }
+
+func load(ctx context.Context, root, home string, cache *Cache) Set {
 	var set Set
 	byReal := map[string]string{}
 	byHash := map[string]string{}
@@ -134,7 +136,7 @@ func Load(ctx context.Context, root, home string) Set {
 			if loc.home {
 				within = ""
 			}
-			r, err := parse(file, loc.format, within)
+			r, err := parse(file, loc.format, within, cache)
 			if err != nil {
 				set.Skipped = append(set.Skipped, Skipped{Path: shown, Reason: err.Error()})
 				continue
@@ -195,9 +197,9 @@ func (l location) files(root, home string, set *Set) []string {
 	return out
 }
 
-// readRule reads a rule file of at most maxFileSize bytes, through the
+// openRule opens a rule file of at most maxFileSize bytes, through the
 // workspace boundary when within is not "".
-func readRule(file, within string) ([]byte, error) {
+func openRule(file, within string) (*os.File, os.FileInfo, error) {
 	var f *os.File
 	var err error
 	if within != "" {
@@ -206,30 +208,50 @@ func readRule(file, within string) ([]byte, error) {
 		f, err = os.Open(file)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, nil, err
 	}
 	if info.Size() > maxFileSize {
-		return nil, fmt.Errorf("larger than %d KiB", maxFileSize>>10)
+		f.Close()
+		return nil, nil, fmt.Errorf("larger than %d KiB", maxFileSize>>10)
 	}
-	return io.ReadAll(io.LimitReader(f, maxFileSize))
+	return f, info, nil
 }
 
 // parse reads one rule file and maps its format onto the model. A file
-// whose real path is not inside within (when not "") is not read.
-func parse(file, format, within string) (Rule, error) {
+// whose real path is not inside within (when not "") is not read. With a
+// cache, a file opened with the size and modification time it was parsed
+// at is not read again.
+func parse(file, format, within string, cache *Cache) (Rule, error) {
 	r := Rule{File: file, RealPath: file, Format: format}
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		r.RealPath = real
 	}
-	data, err := readRule(file, within)
+	f, info, err := openRule(file, within)
 	if err != nil {
 		return r, err
 	}
+	defer f.Close()
+	key := cacheKey{real: r.RealPath, format: format}
+	if hit, ok := cache.get(key, info); ok {
+		hit.rule.File = file
+		return hit.rule, hit.err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize))
+	if err != nil {
+		return r, err
+	}
+	r, err = fill(r, data, format)
+	cache.put(key, info, r, err)
+	return r, err
+}
+
+// fill maps a rule file's text, in its format, onto r.
+func fill(r Rule, data []byte, format string) (Rule, error) {
 	meta, body, err := frontmatter.Parse(data)
 	if err != nil {
 		return r, fmt.Errorf("malformed %w", err)
