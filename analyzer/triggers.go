@@ -207,7 +207,7 @@ func Message(text string) []Trigger {
 	for _, q := range re.questions {
 		for _, m := range q.FindAllStringSubmatch(text, -1) {
 			phrase := strings.TrimRight(m[1], ".:-")
-			if informative(phrase) {
+			if informative(phrase) && !personal(phrase) {
 				add(TriggerImplicit, phrase, 0)
 			}
 		}
@@ -271,6 +271,20 @@ func isCodeShaped(id string) bool {
 		}
 	}
 	return inner && lower > 0
+}
+
+// personal reports whether a question's phrase has a person for its
+// subject ("how do I undo the last commit", "how can we deploy it"): the
+// asker wants to know how to do something, and what follows names an
+// action, not the subject in the code the question is about ("how does the
+// scheduler pick the next task"). Its words still count as the message's.
+func personal(phrase string) bool {
+	first, _, _ := strings.Cut(phrase, " ")
+	switch strings.ToLower(first) {
+	case "i", "we", "you", "one":
+		return true
+	}
+	return false
 }
 
 func informative(phrase string) bool {
