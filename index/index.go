@@ -803,14 +803,25 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		}
 	}
 
+	// References of files whose imports now find another file (or none),
+	// resolved again once their names' definitions are loaded.
+	var rescoped []store.Ref
 	if cold {
 		err = w.EachDefinition(ctx, nil, addDef(res))
 	} else {
+		if !sameFiles {
+			if rescoped, err = reimport(ctx, w, res, done, deleted); err != nil {
+				return err
+			}
+		}
 		// Definitions are loaded only for the names that references must be
 		// resolved by: new ones, and those whose definitions changed.
 		names := map[string]bool{}
 		for nm := range affected {
 			names[nm] = true
+		}
+		for _, ref := range rescoped {
+			names[ref.Name] = true
 		}
 		for _, r := range done {
 			if r.same {
@@ -838,6 +849,14 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 	if spill != nil {
 		if err := spill.rewind(); err != nil {
 			return err
+		}
+	}
+	for i := range rescoped {
+		r := &rescoped[i]
+		if dst := res.resolve(r); dst != r.DstID {
+			if err := w.SetRefTarget(ctx, r.RowID, dst); err != nil {
+				return err
+			}
 		}
 	}
 	// References elsewhere to names that appeared or disappeared.
@@ -1023,6 +1042,95 @@ func addDef(res *resolver) func(*store.Def) error {
 		res.addDef(d)
 		return nil
 	}
+}
+
+// reimport resolves again, in a run that added or removed files, the
+// imports of the files it did not parse that found no file of the
+// workspace or a removed one: an import is resolved against the files
+// indexed with it, so one of a file that a later checkout added stayed
+// unresolved, and an index updated run by run lost edges that a cold one
+// has. It writes the imports whose target changed and returns the other
+// references of their files, whose scope changed with them: the caller
+// resolves them again once their names' definitions are loaded.
+func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*result, deleted []store.File) ([]store.Ref, error) {
+	parsed := map[int64]bool{}
+	for _, r := range done {
+		parsed[r.fd.File.ID] = true
+	}
+	removed := make([]int64, len(deleted))
+	for i, f := range deleted {
+		removed[i] = f.ID
+	}
+	stale, err := w.ImportsToCheck(ctx, removed)
+	if err != nil {
+		return nil, err
+	}
+	if len(stale) == 0 {
+		return nil, nil
+	}
+	pathOf := make(map[int64]string, len(res.files.paths))
+	for p, id := range res.files.paths {
+		pathOf[id] = p
+	}
+	langOf := func(p string) string {
+		if l, ok := symbols.LanguageFor(p); ok {
+			return l.Name
+		}
+		return ""
+	}
+	// Only the files one of whose imports now finds another target have
+	// their references read and their scope built again.
+	var ids []int64
+	for _, r := range stale {
+		if p := pathOf[r.FileID]; !parsed[r.FileID] && p != "" {
+			if target := res.files.resolveImport(langOf(p), p, r.Name); res.files.paths[target] != r.DstID {
+				ids = append(ids, r.FileID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ids = uniq(ids)
+	refs, err := w.Refs(ctx, ids, nil)
+	if err != nil {
+		return nil, err
+	}
+	byFile := map[int64][]store.Ref{}
+	for _, r := range refs {
+		byFile[r.FileID] = append(byFile[r.FileID], r)
+	}
+	var out []store.Ref
+	for _, id := range ids {
+		p := pathOf[id]
+		lang := langOf(p)
+		var imports, others []store.Ref
+		for _, r := range byFile[id] {
+			if r.Kind == store.RefImports {
+				imports = append(imports, r)
+			} else {
+				others = append(others, r)
+			}
+		}
+		before := make([]int64, len(imports))
+		for i, r := range imports {
+			before[i] = r.DstID
+		}
+		res.addScope(id, p, lang, imports) // sets each import's target
+		changed := false
+		for i, r := range imports {
+			if r.DstID != before[i] {
+				changed = true
+				if err := w.SetRefTarget(ctx, r.RowID, r.DstID); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if changed {
+			out = append(out, others...)
+		}
+	}
+	return out, nil
 }
 
 // reresolve recomputes targets of stored references (in files not being

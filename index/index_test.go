@@ -417,34 +417,50 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 		files["pad/p"+strconv.Itoa(i)+".go"] = "package pad\n\nfunc P" + strconv.Itoa(i) + "() {}\n"
 	}
 	files["pad/help.go"] = "package pad\n\nfunc Helper() {}\n"
+	// Imports of files that do not exist yet: a later step adds them.
+	files["web/main.ts"] = "import { fmt } from \"./util\"\n\nexport function show() { return fmt(1) }\n"
+	files["app/d.go"] = "package app\n\nimport \"ex/later\"\n\nfunc D() { later.Do() }\n"
 	twoImports := func(path string) string {
 		return "package app\n\nimport oth \"" + path + "\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n"
 	}
 	root := testWorkspace(t, files)
 	steps := []struct {
-		name  string
-		write map[string]string
+		name   string
+		write  map[string]string
+		remove []string
 	}{
-		{"comment only", map[string]string{"app/b.go": bGo + "\n// note\n"}},
+		{"comment only", map[string]string{"app/b.go": bGo + "\n// note\n"}, nil},
 		{"definition renamed elsewhere", map[string]string{
 			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1),
-			"app/b.go": bGo + "\n// note 2\n"}},
+			"app/b.go": bGo + "\n// note 2\n"}, nil},
 		{"new file defines it again", map[string]string{
 			"app/c.go": "package app\n\nfunc Greet(n string) string { return n }\n",
-			"app/b.go": bGo + "\n// note 3\n"}},
+			"app/b.go": bGo + "\n// note 3\n"}, nil},
 		{"new import and call", map[string]string{
 			"app/b.go":   "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n",
-			"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n"}},
+			"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n"}, nil},
 		{"same call, another package imported under its alias", map[string]string{
-			"app/b.go": twoImports("ex/pad")}},
+			"app/b.go": twoImports("ex/pad")}, nil},
 		{"second method of the name makes a call ambiguous", map[string]string{
 			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1) + "\ntype Client struct{}\n\nfunc (c *Client) Serve() error { return nil }\n",
-			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}},
+			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}, nil},
+		{"imported files added", map[string]string{
+			"web/util.ts":  "export function fmt(n: number) { return String(n) }\n",
+			"later/l.go":   "package later\n\nfunc Do() {}\n",
+			"other/o.go":   "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n// note 5\n",
+			"pad/help2.go": "package pad\n\nfunc Helper3() {}\n"}, nil},
+		{"imported file removed", map[string]string{"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n// note 6\n"},
+			[]string{"web/util.ts"}},
 	}
 	_, st := run(t, root, config.Default())
 	for _, step := range steps {
 		for p, c := range step.write {
 			write(t, root, p, c)
+		}
+		for _, p := range step.remove {
+			if err := os.Remove(filepath.Join(root, p)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		sum, _ := run(t, root, config.Default())
 		if sum.Parsed == 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -265,6 +266,40 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 	}
 	if err := inChunks(names, func(chunk []string) error {
 		return scan(db.QueryContext(ctx, q+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// importsToCheck returns the import references that found no file of the
+// workspace (read through refs_unresolved_imports) and those whose target
+// is one of the files removed (by file id, through refs_dst).
+func importsToCheck(ctx context.Context, db querier, removed []int64) ([]Ref, error) {
+	var out []Ref
+	scan := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return classify(fmt.Errorf("imports to check: %w", err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Ref
+			var dst sql.NullInt64
+			if err := rows.Scan(&r.RowID, &r.SrcID, &r.FileID, &r.Kind, &r.Name, &r.Qualifier, &r.Line, &dst); err != nil {
+				return classify(err)
+			}
+			r.DstID = dst.Int64
+			out = append(out, r)
+		}
+		return classify(rows.Err())
+	}
+	const q = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
+		FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
+	if err := scan(db.QueryContext(ctx, q+unresolvedImports("r."))); err != nil {
+		return nil, err
+	}
+	if err := inChunks(removed, func(chunk []int64) error {
+		return scan(db.QueryContext(ctx, q+`r.dst_id IN (`+placeholders(len(chunk))+`) AND r.kind = `+strconv.Itoa(int(RefImports)), int64Args(chunk)...))
 	}); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strconv"
 
 	"github.com/ctxls/ctxls/internal/workspace"
 )
@@ -369,6 +370,17 @@ var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
 	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	refsDstIndex,
+	`CREATE INDEX IF NOT EXISTS refs_unresolved_imports ON refs(src_id) WHERE ` + unresolvedImports(""),
 }
 
-var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst"}
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst", "refs_unresolved_imports"}
+
+// unresolvedImports selects the import references (of the refs table
+// named by alias) that found no file of the workspace: a run that adds or
+// removes files resolves them again (Writer.ImportsToCheck). They are few
+// (a kernel's 6 k of 354 k includes), so their partial index costs little.
+// The kind is written out: a partial index serves only the queries whose
+// terms are its own.
+func unresolvedImports(alias string) string {
+	return alias + `kind = ` + strconv.Itoa(int(RefImports)) + ` AND ` + alias + `dst_id IS NULL`
+}

@@ -431,6 +431,14 @@ func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
 	return classify(err)
 }
 
+// ImportsToCheck returns, inside the writer's transaction, the import
+// references that a run adding or removing files may resolve differently:
+// those that found no file of the workspace, and those whose target is
+// one of the removed files (their ids).
+func (w *Writer) ImportsToCheck(ctx context.Context, removed []int64) ([]Ref, error) {
+	return importsToCheck(ctx, w.tx, removed)
+}
+
 // Refs is Store.Refs inside the writer's transaction: it sees what the
 // writer wrote and has not committed.
 func (w *Writer) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Ref, error) {
