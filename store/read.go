@@ -241,31 +241,13 @@ func (s *Store) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Re
 
 func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]Ref, error) {
 	var out []Ref
-	scan := func(rows *sql.Rows, err error) error {
-		if err != nil {
-			return classify(fmt.Errorf("load refs: %w", err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r Ref
-			var dst sql.NullInt64
-			if err := rows.Scan(&r.RowID, &r.SrcID, &r.FileID, &r.Kind, &r.Name, &r.Qualifier, &r.Line, &dst); err != nil {
-				return classify(err)
-			}
-			r.DstID = dst.Int64
-			out = append(out, r)
-		}
-		return classify(rows.Err())
-	}
-	const q = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
-		FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
 	if err := inChunks(fileIDs, func(chunk []int64) error {
-		return scan(db.QueryContext(ctx, q+`e.file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...))
+		return appendRefs(&out)(db.QueryContext(ctx, refsQuery+`e.file_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...))
 	}); err != nil {
 		return nil, err
 	}
 	if err := inChunks(names, func(chunk []string) error {
-		return scan(db.QueryContext(ctx, q+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+		return appendRefs(&out)(db.QueryContext(ctx, refsQuery+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
 	}); err != nil {
 		return nil, err
 	}
@@ -277,9 +259,28 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 // is one of the files removed (by file id, through refs_dst).
 func importsToCheck(ctx context.Context, db querier, removed []int64) ([]Ref, error) {
 	var out []Ref
-	scan := func(rows *sql.Rows, err error) error {
+	if err := appendRefs(&out)(db.QueryContext(ctx, refsQuery+unresolvedImports("r."))); err != nil {
+		return nil, err
+	}
+	if err := inChunks(removed, func(chunk []int64) error {
+		return appendRefs(&out)(db.QueryContext(ctx, refsQuery+`r.dst_id IN (`+placeholders(len(chunk))+`) AND r.kind = `+strconv.Itoa(int(RefImports)), int64Args(chunk)...))
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// refsQuery reads references with their row ids and files; a condition
+// follows.
+const refsQuery = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
+	FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
+
+// appendRefs returns a function that appends the rows of a refsQuery to
+// *out and closes them: appendRefs(&out)(db.QueryContext(…)).
+func appendRefs(out *[]Ref) func(*sql.Rows, error) error {
+	return func(rows *sql.Rows, err error) error {
 		if err != nil {
-			return classify(fmt.Errorf("imports to check: %w", err))
+			return classify(fmt.Errorf("load refs: %w", err))
 		}
 		defer rows.Close()
 		for rows.Next() {
@@ -289,21 +290,10 @@ func importsToCheck(ctx context.Context, db querier, removed []int64) ([]Ref, er
 				return classify(err)
 			}
 			r.DstID = dst.Int64
-			out = append(out, r)
+			*out = append(*out, r)
 		}
 		return classify(rows.Err())
 	}
-	const q = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
-		FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
-	if err := scan(db.QueryContext(ctx, q+unresolvedImports("r."))); err != nil {
-		return nil, err
-	}
-	if err := inChunks(removed, func(chunk []int64) error {
-		return scan(db.QueryContext(ctx, q+`r.dst_id IN (`+placeholders(len(chunk))+`) AND r.kind = `+strconv.Itoa(int(RefImports)), int64Args(chunk)...))
-	}); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Edge is a resolved reference between two entities.
