@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -768,9 +770,11 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		return finish(ctx, w, small, bulk, rebuild, whole, dirty, dirty == "1" || rebuild)
 	}
 	sameFiles := len(deleted) == 0
+	var added []string
 	for _, r := range done {
 		if _, ok := tracked[r.cand.rel]; !ok {
 			sameFiles = false
+			added = append(added, r.cand.rel)
 		}
 	}
 	// files becomes the paths after this run: a copy of thousands of paths
@@ -810,7 +814,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		err = w.EachDefinition(ctx, nil, addDef(res))
 	} else {
 		if !sameFiles {
-			if rescoped, err = reimport(ctx, w, res, done, deleted); err != nil {
+			if rescoped, err = reimport(ctx, w, res, done, added, deleted); err != nil {
 				return err
 			}
 		}
@@ -1046,22 +1050,33 @@ func addDef(res *resolver) func(*store.Def) error {
 
 // reimport resolves again, in a run that added or removed files, the
 // imports of the files it did not parse that found no file of the
-// workspace or a removed one: an import is resolved against the files
-// indexed with it, so one of a file that a later checkout added stayed
-// unresolved, and an index updated run by run lost edges that a cold one
-// has. It writes the imports whose target changed and returns the other
-// references of their files, whose scope changed with them: the caller
-// resolves them again once their names' definitions are loaded.
-func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*result, deleted []store.File) ([]store.Ref, error) {
+// workspace, a removed one, or a file of a directory that gained one (a Go
+// package's import names one of its files): an import is resolved against
+// the files indexed with it, so one of a file that a later checkout added
+// stayed unresolved, and an index updated run by run lost edges that a cold
+// one has. It writes the imports whose target changed and returns the
+// other references of their files, whose scope changed with them: the
+// caller resolves them again once their names' definitions are loaded.
+func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*result, added []string, deleted []store.File) ([]store.Ref, error) {
 	parsed := map[int64]bool{}
 	for _, r := range done {
 		parsed[r.fd.File.ID] = true
 	}
-	removed := make([]int64, len(deleted))
-	for i, f := range deleted {
-		removed[i] = f.ID
+	var targets []int64
+	for _, f := range deleted {
+		targets = append(targets, f.ID)
 	}
-	stale, err := w.ImportsToCheck(ctx, removed)
+	dirs := map[string]bool{}
+	for _, p := range added {
+		dirs[path.Dir(p)] = true
+	}
+	for p, id := range res.files.paths {
+		if dirs[path.Dir(p)] {
+			targets = append(targets, id)
+		}
+	}
+	slices.Sort(targets)
+	stale, err := w.ImportsToCheck(ctx, targets)
 	if err != nil {
 		return nil, err
 	}

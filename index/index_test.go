@@ -444,6 +444,9 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 		{"second method of the name makes a call ambiguous", map[string]string{
 			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1) + "\ntype Client struct{}\n\nfunc (c *Client) Serve() error { return nil }\n",
 			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}, nil},
+		{"imported package gains a file", map[string]string{
+			"other/a_first.go": "package other\n\nfunc First() {}\n",
+			"pad/p0.go":        "package pad\n\nfunc P0() {}\n// note\n"}, nil},
 		{"imported files added", map[string]string{
 			"web/util.ts":  "export function fmt(n: number) { return String(n) }\n",
 			"later/l.go":   "package later\n\nfunc Do() {}\n",

@@ -256,13 +256,13 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 
 // importsToCheck returns the import references that found no file of the
 // workspace (read through refs_unresolved_imports) and those whose target
-// is one of the files removed (by file id, through refs_dst).
-func importsToCheck(ctx context.Context, db querier, removed []int64) ([]Ref, error) {
+// is one of targets (file ids, through refs_dst).
+func importsToCheck(ctx context.Context, db querier, targets []int64) ([]Ref, error) {
 	var out []Ref
 	if err := appendRefs(&out)(db.QueryContext(ctx, refsQuery+unresolvedImports("r."))); err != nil {
 		return nil, err
 	}
-	if err := inChunks(removed, func(chunk []int64) error {
+	if err := inChunks(targets, func(chunk []int64) error {
 		return appendRefs(&out)(db.QueryContext(ctx, refsQuery+`r.dst_id IN (`+placeholders(len(chunk))+`) AND r.kind = `+strconv.Itoa(int(RefImports)), int64Args(chunk)...))
 	}); err != nil {
 		return nil, err

@@ -433,10 +433,10 @@ func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
 
 // ImportsToCheck returns, inside the writer's transaction, the import
 // references that a run adding or removing files may resolve differently:
-// those that found no file of the workspace, and those whose target is
-// one of the removed files (their ids).
-func (w *Writer) ImportsToCheck(ctx context.Context, removed []int64) ([]Ref, error) {
-	return importsToCheck(ctx, w.tx, removed)
+// those that found no file of the workspace, and those whose target is one
+// of targets (file ids: removed files, files beside added ones).
+func (w *Writer) ImportsToCheck(ctx context.Context, targets []int64) ([]Ref, error) {
+	return importsToCheck(ctx, w.tx, targets)
 }
 
 // Refs is Store.Refs inside the writer's transaction: it sees what the
