@@ -1068,11 +1068,12 @@ func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*resul
 	}
 	dirs := map[string]bool{}
 	for _, p := range added {
-		dirs[path.Dir(p)] = true
-	}
-	for p, id := range res.files.paths {
-		if dirs[path.Dir(p)] {
-			targets = append(targets, id)
+		if d := path.Dir(p); !dirs[d] {
+			dirs[d] = true
+			ps, _ := res.files.dirs(d)
+			for _, q := range ps {
+				targets = append(targets, res.files.paths[q])
+			}
 		}
 	}
 	slices.Sort(targets)
@@ -1083,21 +1084,11 @@ func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*resul
 	if len(stale) == 0 {
 		return nil, nil
 	}
-	pathOf := make(map[int64]string, len(res.files.paths))
-	for p, id := range res.files.paths {
-		pathOf[id] = p
-	}
-	langOf := func(p string) string {
-		if l, ok := symbols.LanguageFor(p); ok {
-			return l.Name
-		}
-		return ""
-	}
 	// Only the files one of whose imports now finds another target have
 	// their references read and their scope built again.
 	var ids []int64
 	for _, r := range stale {
-		if p := pathOf[r.FileID]; !parsed[r.FileID] && p != "" {
+		if p := res.files.pathOf(r.FileID); !parsed[r.FileID] && p != "" {
 			if target := res.files.resolveImport(langOf(p), p, r.Name); res.files.paths[target] != r.DstID {
 				ids = append(ids, r.FileID)
 			}
@@ -1117,7 +1108,7 @@ func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*resul
 	}
 	var out []store.Ref
 	for _, id := range ids {
-		p := pathOf[id]
+		p := res.files.pathOf(id)
 		lang := langOf(p)
 		var imports, others []store.Ref
 		for _, r := range byFile[id] {
@@ -1146,6 +1137,14 @@ func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*resul
 		}
 	}
 	return out, nil
+}
+
+// langOf is the name of the language of the file at p, "" for none.
+func langOf(p string) string {
+	if l, ok := symbols.LanguageFor(p); ok {
+		return l.Name
+	}
+	return ""
 }
 
 // reresolve recomputes targets of stored references (in files not being
@@ -1178,17 +1177,9 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 				byFile[r.FileID] = append(byFile[r.FileID], r)
 			}
 		}
-		pathOf := map[int64]string{}
-		for p, id := range res.files.paths {
-			pathOf[id] = p
-		}
 		for _, id := range need {
-			p := pathOf[id]
-			lang := ""
-			if l, ok := symbols.LanguageFor(p); ok {
-				lang = l.Name
-			}
-			res.addScope(id, p, lang, byFile[id])
+			p := res.files.pathOf(id)
+			res.addScope(id, p, langOf(p), byFile[id])
 		}
 	}
 	for i := range refs {

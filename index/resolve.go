@@ -128,6 +128,7 @@ type fileSet struct {
 	rootCrate string
 	baseIndex map[string][]string // base name → paths; see byBase
 	dirIndex  map[string][]string // dir → paths, sorted; see dirs
+	idIndex   map[int64]string    // file id → path; see pathOf
 }
 
 func newFileSet(paths map[string]int64) *fileSet {
@@ -137,7 +138,18 @@ func newFileSet(paths map[string]int64) *fileSet {
 // pathsChanged drops the indexes built over paths, after paths gained or
 // lost a file.
 func (fs *fileSet) pathsChanged() {
-	fs.baseIndex, fs.dirIndex = nil, nil
+	fs.baseIndex, fs.dirIndex, fs.idIndex = nil, nil, nil
+}
+
+// pathOf returns the path of the file with id, "" for none.
+func (fs *fileSet) pathOf(id int64) string {
+	if fs.idIndex == nil {
+		fs.idIndex = make(map[int64]string, len(fs.paths))
+		for p, id := range fs.paths {
+			fs.idIndex[id] = p
+		}
+	}
+	return fs.idIndex[id]
 }
 
 // byBase returns the paths with a base name.
