@@ -194,19 +194,16 @@ func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files 
 	var out []Result
 	for i, rs := range byFile {
 		if len(rs) == 0 {
-			ents, err := st.EntitiesInFile(ctx, files[i].Path)
+			e, ok, err := st.FileEntity(ctx, files[i].Path)
 			if err != nil {
 				return nil, err
 			}
-			for _, e := range ents {
-				if e.Kind == "file" {
-					d := detailAt(i, focus)
-					if files[i].Relevance < minRelevance {
-						d = DetailBrief
-					}
-					rs = []Result{{Entity: e, Score: files[i].Score, Relevance: files[i].Relevance, Why: []string{"best file"}, Detail: d}}
-					break
+			if ok {
+				d := detailAt(i, focus)
+				if files[i].Relevance < minRelevance {
+					d = DetailBrief
 				}
+				rs = []Result{{Entity: e, Score: files[i].Score, Relevance: files[i].Relevance, Why: []string{"best file"}, Detail: d}}
 			}
 		}
 		out = append(out, rs...)

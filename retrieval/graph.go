@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/ctxls/ctxls/store"
@@ -73,22 +74,28 @@ func spread(ctx context.Context, st *store.Store, cands map[int64]*cand, get fun
 	if err != nil {
 		return err
 	}
+	// Arcs in a fixed order: edges as read, then containment by seed. A
+	// node's outgoing weight and its walk sums follow that order, so a
+	// run gives the same bits every time (a map's order once changed them).
 	type arc struct {
-		to int64
-		w  float64
+		from, to int64
+		w        float64
 	}
-	adj := map[int64][]arc{}
+	arcs := make([]arc, 0, 2*(len(out)+len(in))+3*len(ids))
 	link := func(a, b int64, w float64) {
-		if a == b {
-			return
+		if a != b {
+			arcs = append(arcs, arc{a, b, w})
 		}
-		adj[a] = append(adj[a], arc{b, w})
 	}
 	for _, e := range append(out, in...) {
 		link(e.Src, e.Dst, 1)
 		link(e.Dst, e.Src, backWeight)
 	}
-	for _, e := range ents {
+	for _, id := range ids {
+		e, ok := ents[id]
+		if !ok {
+			continue
+		}
 		if e.ParentID != 0 {
 			link(e.ID, e.ParentID, 0.5)
 			link(e.ParentID, e.ID, 0.5)
@@ -99,40 +106,43 @@ func spread(ctx context.Context, st *store.Store, cands map[int64]*cand, get fun
 	}
 	// The walk runs over dense arrays with nodes in id order: summing in a
 	// map's random order made near-ties flip between runs of one query.
-	nodes := make([]int64, 0, len(adj)+len(seeds))
-	pos := make(map[int64]int, len(adj)+len(seeds)) // id → index in nodes
-	add := func(id int64) {
-		if _, ok := pos[id]; !ok {
-			pos[id] = -1 // placed after the sort
-			nodes = append(nodes, id)
-		}
+	nodes := make([]int64, 0, len(ids)+len(arcs))
+	nodes = append(nodes, ids...)
+	for _, a := range arcs {
+		nodes = append(nodes, a.from, a.to)
 	}
-	for _, s := range seeds {
-		add(s.id)
+	slices.Sort(nodes)
+	nodes = slices.Compact(nodes)
+	posOf := func(id int64) int {
+		i, _ := slices.BinarySearch(nodes, id)
+		return i
 	}
-	for n, as := range adj {
-		add(n)
-		for _, a := range as {
-			add(a.to)
-		}
+	// Each node's arcs in order, as one array (first[i] to first[i+1]),
+	// with each arc's share of its node's outgoing weight.
+	first := make([]int, len(nodes)+1)
+	from := make([]int, len(arcs))
+	for k, a := range arcs {
+		from[k] = posOf(a.from)
+		first[from[k]+1]++
 	}
-	sort.Slice(nodes, func(a, b int) bool { return nodes[a] < nodes[b] })
-	for i, id := range nodes {
-		pos[id] = i
+	for i := range nodes {
+		first[i+1] += first[i]
 	}
-	type darc struct {
-		to int
-		w  float64 // the arc's share of its node's outgoing weight
+	to := make([]int, len(arcs))
+	share := make([]float64, len(arcs))
+	next := slices.Clone(first[:len(nodes)])
+	for k, a := range arcs {
+		j := next[from[k]]
+		next[from[k]]++
+		to[j], share[j] = posOf(a.to), a.w
 	}
-	dadj := make([][]darc, len(nodes))
-	for i, id := range nodes {
-		as := adj[id]
+	for i := range nodes {
 		var outW float64
-		for _, a := range as {
-			outW += a.w
+		for j := first[i]; j < first[i+1]; j++ {
+			outW += share[j]
 		}
-		for _, a := range as {
-			dadj[i] = append(dadj[i], darc{pos[a.to], a.w / outW})
+		for j := first[i]; j < first[i+1]; j++ {
+			share[j] /= outW
 		}
 	}
 	// Personalisation vector.
@@ -142,28 +152,28 @@ func spread(ctx context.Context, st *store.Store, cands map[int64]*cand, get fun
 	}
 	p := make([]float64, len(nodes))
 	for _, s := range seeds {
-		p[pos[s.id]] = s.w / total
+		p[posOf(s.id)] = s.w / total
 	}
-	r := append([]float64(nil), p...)
-	next := make([]float64, len(nodes))
+	r := slices.Clone(p)
+	sum := make([]float64, len(nodes))
 	for range iterations {
-		for i := range next {
-			next[i] = restart * p[i]
+		for i := range sum {
+			sum[i] = restart * p[i]
 		}
 		var dangling float64
 		for i, v := range r {
-			if len(dadj[i]) == 0 {
+			if first[i] == first[i+1] {
 				dangling += v
 				continue
 			}
-			for _, a := range dadj[i] {
-				next[a.to] += (1 - restart) * v * a.w
+			for j := first[i]; j < first[i+1]; j++ {
+				sum[to[j]] += (1 - restart) * v * share[j]
 			}
 		}
-		for i := range next {
-			next[i] += (1 - restart) * dangling * p[i]
+		for i := range sum {
+			sum[i] += (1 - restart) * dangling * p[i]
 		}
-		r, next = next, r
+		r, sum = sum, r
 	}
 	var best float64
 	for _, v := range r {

@@ -19,6 +19,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -474,19 +475,25 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		}
 		return wLexical*lexN*(0.5+0.5*c.coverage) + wExact*c.exact + wGraph*c.graph + wActive*c.active
 	}
-	ids := make([]int64, 0, len(cands))
-	for id := range cands {
-		ids = append(ids, id)
+	// Scored once each: the graph can make thousands of candidates.
+	type scored struct {
+		id int64
+		p  float64
 	}
-	sort.Slice(ids, func(a, b int) bool {
-		pa, pb := provisional(cands[ids[a]]), provisional(cands[ids[b]])
-		if pa != pb {
-			return pa > pb
+	order := make([]scored, 0, len(cands))
+	for id, c := range cands {
+		order = append(order, scored{id, provisional(c)})
+	}
+	slices.SortFunc(order, func(a, b scored) int {
+		if a.p != b.p {
+			return cmp.Compare(b.p, a.p)
 		}
-		return ids[a] < ids[b]
+		return cmp.Compare(a.id, b.id)
 	})
-	if keep := max(3*req.Limit, 50); len(ids) > keep {
-		ids = ids[:keep]
+	order = order[:min(len(order), max(3*req.Limit, 50))]
+	ids := make([]int64, len(order))
+	for i, o := range order {
+		ids[i] = o.id
 	}
 	ents, err := st.EntitiesByID(ctx, ids)
 	if err != nil {

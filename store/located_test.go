@@ -81,3 +81,28 @@ func TestEntityIDsInFileAndLocate(t *testing.T) {
 		})
 	}
 }
+
+// FileEntity reads the file entity EntitiesInFile lists first, and says
+// when a path is not tracked.
+func TestFileEntityIsTheFirstOfItsFile(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	putFile(t, s, sampleFile("net/http/server.go", 10))
+	all, err := s.EntitiesInFile(ctx, "net/http/server.go")
+	if err != nil || len(all) < 2 {
+		t.Fatalf("EntitiesInFile = %d entities, %v", len(all), err)
+	}
+	for _, tc := range []struct {
+		path string
+		want Entity
+		ok   bool
+	}{
+		{"net/http/server.go", all[0], true},
+		{"net/http/client.go", Entity{}, false},
+	} {
+		got, ok, err := s.FileEntity(ctx, tc.path)
+		if err != nil || ok != tc.ok || got != tc.want {
+			t.Errorf("FileEntity(%q) = %+v, %v, %v; want %+v, %v", tc.path, got, ok, err, tc.want, tc.ok)
+		}
+	}
+}

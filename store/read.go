@@ -84,6 +84,22 @@ func (s *Store) EntitiesInFile(ctx context.Context, path string) ([]Entity, erro
 	return scanEntities(rows)
 }
 
+// FileEntity returns the entity of the file at path, its outline; ok is
+// false when the file is not tracked. Unlike EntitiesInFile it reads no
+// declaration: a context that shows a file by its outline needs none.
+func (s *Store) FileEntity(ctx context.Context, path string) (e Entity, ok bool, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
+		WHERE f.path = ? AND e.kind = 'file' ORDER BY e.start_line, e.end_line DESC LIMIT 1`, path)
+	if err != nil {
+		return Entity{}, false, classify(fmt.Errorf("file entity of %s: %w", path, err))
+	}
+	ents, err := scanEntities(rows)
+	if err != nil || len(ents) == 0 {
+		return Entity{}, false, err
+	}
+	return ents[0], true, nil
+}
+
 // EntitiesByID returns the entities with the given ids, keyed by id.
 func (s *Store) EntitiesByID(ctx context.Context, ids []int64) (map[int64]Entity, error) {
 	out := make(map[int64]Entity, len(ids))
@@ -325,15 +341,7 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 	if len(ids) > MaxEdgeIDs {
 		ids = ids[:MaxEdgeIDs]
 	}
-	// The order makes a capped list the same whatever order the files were
-	// indexed in: ids are stable hashes, and one entity's references keep
-	// their relative rowids because they are written together. Both orders
-	// are the order of the column's index, so LIMIT still stops early.
-	order := `src_id, rowid`
-	if col == `dst_id` {
-		order = `dst_id, src_id, rowid`
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT src_id, dst_id, kind FROM refs WHERE `+col+` IN (`+placeholders(len(ids))+`) AND dst_id IS NOT NULL AND dst_id != src_id ORDER BY `+order+` LIMIT `+limitSQL(limit), int64Args(ids)...)
+	rows, err := s.db.QueryContext(ctx, edgesSQL(col, len(ids), limit), int64Args(ids)...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load edges: %w", err))
 	}
@@ -347,6 +355,21 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 		out = append(out, e)
 	}
 	return out, classify(rows.Err())
+}
+
+// edgesSQL is the statement of edges for n ids.
+func edgesSQL(col string, n, limit int) string {
+	// The order makes a capped list the same whatever order the files were
+	// indexed in: ids are stable hashes, and one entity's references keep
+	// their relative rowids because they are written together. Both orders
+	// are the order of the column's index, so LIMIT still stops early, and
+	// refs_dst holds every column read, so users are read from the index
+	// alone (decision 0123).
+	order := `src_id, rowid`
+	if col == `dst_id` {
+		order = `dst_id, src_id, kind, rowid`
+	}
+	return `SELECT src_id, dst_id, kind FROM refs WHERE ` + col + ` IN (` + placeholders(n) + `) AND dst_id IS NOT NULL AND dst_id != src_id ORDER BY ` + order + ` LIMIT ` + limitSQL(limit)
 }
 
 // RefsFrom returns the references (resolved or not) made by an entity.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,7 +129,8 @@ const undoQNameSQL = `ALTER TABLE entities DROP COLUMN qname;
 	`
 
 // TestRefsByTargetIndexUpgrades: an index of version 9, whose refs_dst
-// holds only the target, gets the index ordered by source too.
+// holds only the target, and one of version 10, ordered by source but
+// without the kind, get the index that covers EdgesTo.
 func TestRefsByTargetIndexUpgrades(t *testing.T) {
 	root := t.TempDir()
 	s := openTest(t, root)
@@ -150,18 +152,50 @@ func TestRefsByTargetIndexUpgrades(t *testing.T) {
 		}
 		return cols
 	}
-	if got := strings.Join(columns(), ","); got != "dst_id,src_id" {
+	const want = "dst_id,src_id,kind"
+	if got := strings.Join(columns(), ","); got != want {
 		t.Fatalf("new index: refs_dst on %s", got)
 	}
-	if _, err := s.DB().Exec(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL; PRAGMA user_version = 9`); err != nil {
+	for _, old := range []struct {
+		version int
+		index   string
+	}{
+		{9, "dst_id"},
+		{10, "dst_id, src_id"},
+	} {
+		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; PRAGMA user_version = %d`, old.index, old.version)); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		s = openTest(t, root)
+		if got := strings.Join(columns(), ","); got != want {
+			t.Errorf("upgraded from version %d: refs_dst on %s", old.version, got)
+		}
+		if fs, err := s.Files(context.Background()); err != nil || len(fs) != 1 {
+			t.Errorf("upgraded from version %d: %d files (%v), want the one written", old.version, len(fs), err)
+		}
+	}
+}
+
+// TestEdgesToReadsTheIndexAlone: reading an entity's users needs no row of
+// the refs table (decision 0123).
+func TestEdgesToReadsTheIndexAlone(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	rows, err := s.DB().Query(`EXPLAIN QUERY PLAN `+edgesSQL(`dst_id`, 2, 10), 1, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
-	s = openTest(t, root)
-	if got := strings.Join(columns(), ","); got != "dst_id,src_id" {
-		t.Errorf("upgraded from version 9: refs_dst on %s", got)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
 	}
-	if fs, err := s.Files(context.Background()); err != nil || len(fs) != 1 {
-		t.Errorf("upgraded from version 9: %d files (%v), want the one written", len(fs), err)
+	if got := strings.Join(plan, "; "); !strings.Contains(got, "COVERING INDEX refs_dst") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want refs_dst as a covering index and no sort", got)
 	}
 }
