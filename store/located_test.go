@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -103,6 +104,45 @@ func TestFileEntityIsTheFirstOfItsFile(t *testing.T) {
 		got, ok, err := s.FileEntity(ctx, tc.path)
 		if err != nil || ok != tc.ok || got != tc.want {
 			t.Errorf("FileEntity(%q) = %+v, %v, %v; want %+v, %v", tc.path, got, ok, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// FilesByPathSuffix matches whole trailing components, ignores the case of
+// ASCII letters as a path typed in a message may, leaves out files that were
+// not parsed, and lists the shortest paths first.
+func TestFilesByPathSuffix(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	for i, p := range []string{"src/index.ts", "src/middleware/cors/index.ts", "src/jsx/index.ts", "docs/README.md", "app/index.ts", "main.ts"} {
+		putFile(t, s, sampleFile(p, int64(100*(i+1))))
+	}
+	skipped := sampleFile("vendor/big/index.ts", 900)
+	skipped.File.Skip = "too large"
+	skipped.Entities, skipped.Docs, skipped.Refs = nil, nil, nil
+	putFile(t, s, skipped)
+	for _, tc := range []struct {
+		suffix string
+		limit  int
+		want   string
+	}{
+		{"index.ts", 10, "app/index.ts src/index.ts src/jsx/index.ts src/middleware/cors/index.ts"},
+		{"index.ts", 2, "app/index.ts src/index.ts"},
+		{"main.ts", 10, "main.ts"},
+		{"cors/index.ts", 10, "src/middleware/cors/index.ts"},
+		{"Middleware/CORS/index.ts", 10, "src/middleware/cors/index.ts"},
+		{"ors/index.ts", 10, ""},
+		{"docs/readme.md", 10, "docs/README.md"},
+		{"vendor/big/index.ts", 10, ""},
+		{"src/", 10, ""},
+	} {
+		files, err := s.FilesByPathSuffix(ctx, tc.suffix, tc.limit)
+		var got []string
+		for _, f := range files {
+			got = append(got, f.Path)
+		}
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("FilesByPathSuffix(%q, %d) = %q, %v; want %q", tc.suffix, tc.limit, got, err, tc.want)
 		}
 	}
 }

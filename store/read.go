@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -544,22 +546,60 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, 
 }
 
 // FilesByPathSuffix returns parsed files whose path equals suffix or ends
-// with "/"+suffix, at most limit.
+// with "/"+suffix, ignoring the case of ASCII letters (as SQLite's LIKE,
+// which it replaces, did), the shortest paths first, at most limit.
 func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int) ([]File, error) {
-	// An exact path is the common case and uses the unique index; the
-	// suffix match scans the file list.
+	// An exact path is the common case and uses the unique index.
 	if f, ok, err := s.FileByPath(ctx, suffix); err != nil || ok {
-		if ok {
+		if ok && f.Skip == "" {
 			return []File{f}, nil
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+fileCols+` FROM files
-		WHERE path = ?1 OR path LIKE '%/' || ?2 ESCAPE '\' ORDER BY length(path) LIMIT `+limitSQL(limit), suffix, escapeLike(suffix))
+	base := suffix[strings.LastIndexByte(suffix, '/')+1:]
+	if base == "" {
+		return nil, nil
+	}
+	// Every match has suffix's base name, and file entities are named by
+	// it and indexed NOCASE: the candidates are found without scanning the
+	// file list, which a kernel-size tree made cost milliseconds a try.
+	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
+		FROM entities e JOIN files f ON f.id = e.id
+		WHERE e.name = ? COLLATE NOCASE AND e.kind = 'file' AND f.skip = ''`, base)
 	if err != nil {
 		return nil, classify(fmt.Errorf("files ending with %s: %w", suffix, err))
 	}
-	return scanFiles(rows, nil)
+	out, err := scanFiles(rows, func(f *File) bool {
+		n := len(f.Path) - len(suffix)
+		return hasSuffixFold(f.Path, suffix) && (n == 0 || f.Path[n-1] == '/')
+	})
+	slices.SortFunc(out, func(a, b File) int {
+		return cmp.Or(cmp.Compare(len(a.Path), len(b.Path)), strings.Compare(a.Path, b.Path))
+	})
+	return out[:min(len(out), limit)], err
+}
+
+// hasSuffixFold is strings.HasSuffix ignoring the case of ASCII letters.
+func hasSuffixFold(s, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	tail := s[len(s)-len(suffix):]
+	for i := range len(suffix) {
+		a, b := tail[i], suffix[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 func escapeLike(s string) string {
