@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -144,5 +145,53 @@ func TestFilesByPathSuffix(t *testing.T) {
 		if err != nil || strings.Join(got, " ") != tc.want {
 			t.Errorf("FilesByPathSuffix(%q, %d) = %q, %v; want %q", tc.suffix, tc.limit, got, err, tc.want)
 		}
+	}
+}
+
+// A search keeps the best rows by the weighted score: a word's one match by
+// name is found though thirty shorter rows hold it in their bodies, which
+// rank above it when every column weighs the same (FTS5's default rank).
+func TestSearchChoosesRowsByWeightedScore(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	fd := &FileData{File: File{ID: 1, Path: "a.go", Lang: "go", Size: 10, MTime: 1, Hash: "h", IndexedAt: 1}}
+	fd.Entities = append(fd.Entities, Entity{ID: 1, FileID: 1, Kind: "file", Name: "a.go", QName: "a.go", StartLine: 1, EndLine: 200})
+	fd.Docs = append(fd.Docs, Doc{ID: 1, Path: "a"})
+	named := int64(1000)
+	fd.Entities = append(fd.Entities, Entity{ID: named, FileID: 1, ParentID: 1, Kind: "function", Name: "Flush", QName: "Flush", StartLine: 2, EndLine: 9})
+	fd.Docs = append(fd.Docs, Doc{ID: named, Name: "flush", Body: "write pending bytes"})
+	for i := range 30 {
+		id := int64(10 + i)
+		fd.Entities = append(fd.Entities, Entity{ID: id, FileID: 1, ParentID: 1, Kind: "function", Name: fmt.Sprintf("f%d", i), QName: fmt.Sprintf("f%d", i), StartLine: 10 + i, EndLine: 10 + i})
+		fd.Docs = append(fd.Docs, Doc{ID: id, Name: fmt.Sprintf("f%d", i), Body: "flush"})
+	}
+	for i := range 100 { // rows without the word, so that it is not a common word
+		id := int64(100 + i)
+		fd.Entities = append(fd.Entities, Entity{ID: id, FileID: 1, ParentID: 1, Kind: "function", Name: fmt.Sprintf("g%d", i), QName: fmt.Sprintf("g%d", i), StartLine: 50 + i, EndLine: 50 + i})
+		fd.Docs = append(fd.Docs, Doc{ID: id, Name: fmt.Sprintf("g%d", i), Body: "read"})
+	}
+	putFile(t, s, fd)
+	hits, err := s.Search(ctx, []string{"flush"}, FieldWeights{5, 3, 2.5, 2, 1.2, 1}, 1)
+	if err != nil || len(hits) != 1 || hits[0].ID != named {
+		t.Fatalf("Search = %+v, %v; want entity %d, named by the word", hits, err, named)
+	}
+}
+
+// FilesByStem finds the file a module path names among many files of the
+// same base name, however deep it is.
+func TestFilesByStemAmongManyOfOneName(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	for i := range 70 {
+		putFile(t, s, sampleFile(fmt.Sprintf("p%02d/utils.py", i), int64(100*(i+1))))
+	}
+	putFile(t, s, sampleFile("vendor/lib/src/requests/utils.py", 90000))
+	files, err := s.FilesByStem(ctx, "requests/utils", 4)
+	if err != nil || len(files) != 1 || files[0].Path != "vendor/lib/src/requests/utils.py" {
+		t.Fatalf("FilesByStem(requests/utils) = %+v, %v", files, err)
+	}
+	files, err = s.FilesByStem(ctx, "utils", 2)
+	if err != nil || len(files) != 2 || files[0].Path != "p00/utils.py" || files[1].Path != "p01/utils.py" {
+		t.Fatalf("FilesByStem(utils, 2) = %+v, %v", files, err)
 	}
 }

@@ -423,10 +423,12 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 		return nil, nil
 	}
 	// Full-text rows are numbered by entities.seq: map them to entity ids.
+	// The weighted bm25() is the rank that chooses the best rows (see
+	// rankBy).
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
-		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT %d) h
+		(SELECT rowid AS seq, -rank AS score FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
-		w[0], w[1], w[2], w[3], w[4], w[5], tieDepth(limit), limit), match)
+		tieDepth(limit), limit), match, rankBy(w[:]...))
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -575,10 +577,16 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 		n := len(f.Path) - len(suffix)
 		return hasSuffixFold(f.Path, suffix) && (n == 0 || f.Path[n-1] == '/')
 	})
-	slices.SortFunc(out, func(a, b File) int {
+	sortByLength(out)
+	return out[:min(len(out), limit)], err
+}
+
+// sortByLength orders files by the length of their path, then by path:
+// of the files a suffix or stem matches, the shortest path is the likeliest.
+func sortByLength(files []File) {
+	slices.SortFunc(files, func(a, b File) int {
 		return cmp.Or(cmp.Compare(len(a.Path), len(b.Path)), strings.Compare(a.Path, b.Path))
 	})
-	return out[:min(len(out), limit)], err
 }
 
 // hasSuffixFold is strings.HasSuffix ignoring the case of ASCII letters.
@@ -744,10 +752,12 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 		return nil, nil
 	}
 	// File entities are named by base name and indexed NOCASE, so a prefix
-	// LIKE finds the candidates without scanning the file list.
+	// LIKE finds the candidates without scanning the file list. All of
+	// them are checked: a common base name ("utils", "index") has many
+	// files, and the one a longer stem names may be the deepest.
 	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
 		FROM entities e JOIN files f ON f.id = e.id
-		WHERE e.name LIKE ? ESCAPE '\' AND e.kind = 'file' AND f.skip = '' ORDER BY length(f.path) LIMIT 64`, escapeLike(base)+".%")
+		WHERE e.name LIKE ? ESCAPE '\' AND e.kind = 'file' AND f.skip = ''`, escapeLike(base)+".%")
 	if err != nil {
 		return nil, classify(fmt.Errorf("files with stem %s: %w", stem, err))
 	}
@@ -755,10 +765,8 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
 		return noExt == stem || strings.HasSuffix(noExt, "/"+stem)
 	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, err
+	sortByLength(out)
+	return out[:min(len(out), limit)], err
 }
 
 // Corpus selects a set of whole-file documents. Each has its own BM25
@@ -794,13 +802,31 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	table := fileTable(corpus)
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
-		(SELECT rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ? ORDER BY rank LIMIT %[4]d) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[5]d`, table, pathWeight, bodyWeight, tieDepth(limit), limit),
-		match)
+		(SELECT rowid AS seq, -rank AS score FROM %[1]s WHERE %[1]s MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %[2]d) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[3]d`, table, tieDepth(limit), limit),
+		match, rankBy(pathWeight, bodyWeight))
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
+}
+
+// rankBy is the FTS5 rank of a search: bm25() with the columns' weights.
+// A search orders by rank and reads only its best rows, so the rank must be
+// the weighted score itself: FTS5's default rank, bm25() with every column
+// weighing the same, chose the rows among which the weights then ranked,
+// and a word's best matches by name could fall outside them.
+func rankBy(weights ...float64) string {
+	var b strings.Builder
+	b.WriteString("bm25(")
+	for i, w := range weights {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(w, 'g', -1, 64))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // tieDepth is how deep a ranked full-text search reads for limit results.
