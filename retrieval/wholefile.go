@@ -20,8 +20,10 @@ const (
 	// for rare words the two IDFs agree.
 	maxExactPostings = 6000
 	// maxRankedFilePostings bounds the estimated postings of the words a
-	// whole-file bm25() query searches with OR (rankedWholeFiles).
-	maxRankedFilePostings = 60000
+	// whole-file bm25() query searches with OR (rankedWholeFiles): at about
+	// 2.5 µs a posting, half the prompt hook's latency target on a kernel
+	// tree (decision 0099, amendment of stop 31).
+	maxRankedFilePostings = 30000
 )
 
 // wholeFileRanks is whole-file BM25 per corpus, each normalised to its own
