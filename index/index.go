@@ -726,6 +726,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		// qualified references resolve. A cold run resolves every name.
 		if !cold {
 			noteAffected(affected, before, r.fd.Entities)
+			noteImportsChanged(affected, r.stored, r.fd.Refs)
 		}
 		r.entities = len(r.fd.Entities)
 		r.fd.Docs, r.fd.Entities, r.fd.Whole = nil, nil, store.Doc{}
@@ -844,7 +845,9 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 				}
 			}
 		}
-		err = w.EachDefinition(ctx, keys(names), addDef(res))
+		if err = reexportedNames(ctx, w, names); err == nil {
+			err = w.EachDefinition(ctx, keys(names), addDef(res))
+		}
 	}
 	if err != nil {
 		return err
@@ -988,6 +991,32 @@ func noteAffected(affected map[string]bool, before map[int64]store.EntityKey, af
 	for id, k := range before {
 		if !now[id] {
 			affected[k.Name] = true
+		}
+	}
+}
+
+// noteImportsChanged adds to affected the local names of the imports of a
+// name that appeared in or disappeared from a file between before and
+// after: a module's imports are also what it exports ("export { jsxDEV as
+// jsx } from …"), so the files importing such a name from it may now
+// resolve it elsewhere, though no definition changed.
+func noteImportsChanged(affected map[string]bool, before, after []store.Ref) {
+	named := func(refs []store.Ref) map[[2]string]bool {
+		out := map[[2]string]bool{}
+		for _, r := range refs {
+			if _, name := symbols.SplitImportQualifier(r.Qualifier); r.Kind == store.RefImports && name != "" {
+				out[[2]string{r.Name, r.Qualifier}] = true
+			}
+		}
+		return out
+	}
+	was, is := named(before), named(after)
+	for _, side := range [2][2]map[[2]string]bool{{was, is}, {is, was}} {
+		for k := range side[0] {
+			if !side[1][k] {
+				local, _ := symbols.SplitImportQualifier(k[1])
+				affected[local] = true
+			}
 		}
 	}
 }
@@ -1154,7 +1183,11 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 	for _, r := range done {
 		skip[r.fd.File.ID] = true
 	}
-	refs, err := w.Refs(ctx, nil, names)
+	aliases, err := aliasNames(ctx, w, names)
+	if err != nil {
+		return err
+	}
+	refs, err := w.Refs(ctx, nil, append(slices.Clone(names), aliases...))
 	if err != nil {
 		return err
 	}
@@ -1194,6 +1227,68 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 		}
 	}
 	return nil
+}
+
+// reexportedNames adds to names the names they are imported as in the
+// modules that re-export them: a reference to jsx imported from a module
+// that has "export { jsxDEV as jsx } from './dev'" resolves to jsxDEV, whose
+// definitions an incremental run must load as a cold run loads them all.
+// It follows chains as deep as the resolver does.
+func reexportedNames(ctx context.Context, w *store.Writer, names map[string]bool) error {
+	frontier := keys(names)
+	for range maxReexports + 1 {
+		if len(frontier) == 0 {
+			return nil
+		}
+		imports, err := w.ImportsAs(ctx, frontier)
+		if err != nil {
+			return err
+		}
+		frontier = nil
+		for _, im := range imports {
+			if _, name := symbols.SplitImportQualifier(im.Qualifier); name != "" && !names[name] {
+				names[name] = true
+				frontier = append(frontier, name)
+			}
+		}
+		slices.Sort(frontier)
+	}
+	return nil
+}
+
+// aliasNames returns the other names under which names are imported
+// ("import { toSSG as baseToSSG }", "from m import a as b", a re-export
+// "export { jsxDEV as jsx }"), and the names those are imported under in
+// turn, as deep as the resolver follows imports. References through an
+// alias carry the local name, which no changed file defines: without them
+// reresolve missed them, and a cold index and an updated one bound them
+// differently.
+func aliasNames(ctx context.Context, w *store.Writer, names []string) ([]string, error) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[n] = true
+	}
+	var out []string
+	frontier := names
+	for range maxReexports + 1 {
+		if len(frontier) == 0 {
+			break
+		}
+		imports, err := w.ImportsOfNames(ctx, frontier)
+		if err != nil {
+			return nil, err
+		}
+		frontier = nil
+		for _, im := range imports {
+			if local, _ := symbols.SplitImportQualifier(im.Qualifier); local != "" && !seen[local] {
+				seen[local] = true
+				frontier = append(frontier, local)
+			}
+		}
+		slices.Sort(frontier)
+		out = append(out, frontier...)
+	}
+	return out, nil
 }
 
 // parseAll processes jobs on all cores and streams the results.

@@ -420,6 +420,13 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 	// Imports of files that do not exist yet: a later step adds them.
 	files["web/main.ts"] = "import { fmt } from \"./util\"\n\nexport function show() { return fmt(1) }\n"
 	files["app/d.go"] = "package app\n\nimport \"ex/later\"\n\nfunc D() { later.Do() }\n"
+	// A name imported under an alias that its module defines only later.
+	files["web/alias.ts"] = "import { fmt as format } from \"./lib\"\n\nexport function show2() { return format(2) }\n"
+	files["web/lib.ts"] = "export const other = 1\n"
+	// And one re-exported under another name on its way.
+	files["web/reexp.ts"] = "export { draw as shown } from \"./lib2\"\n"
+	files["web/user.ts"] = "import { shown } from \"./reexp\"\n\nexport function u() { return shown(3) }\n"
+	files["web/lib2.ts"] = "export const other2 = 1\n"
 	twoImports := func(path string) string {
 		return "package app\n\nimport oth \"" + path + "\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n"
 	}
@@ -454,6 +461,17 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 			"pad/help2.go": "package pad\n\nfunc Helper3() {}\n"}, nil},
 		{"imported file removed", map[string]string{"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n// note 6\n"},
 			[]string{"web/util.ts"}},
+		{"module defines a name imported under an alias", map[string]string{
+			"web/lib.ts": "export const other = 1\n\nexport function fmt(n: number) { return String(n) }\n"}, nil},
+		{"and defines it again, as another kind", map[string]string{
+			"web/lib.ts": "export const other = 1\n\nexport class fmt { constructor(n: number) {} }\n"}, nil},
+		{"module defines a name re-exported under an alias", map[string]string{
+			"web/lib2.ts": "export const other2 = 1\n\nexport function draw(n: number) { return n }\n\nexport function paint(n: number) { return n }\n"}, nil},
+		{"the re-export names another definition", map[string]string{
+			"web/reexp.ts": "export { paint as shown } from \"./lib2\"\n"}, nil},
+		{"a file using the re-exported name changes as a file is added", map[string]string{
+			"web/user.ts": "import { shown } from \"./reexp\"\n\n// Shows three.\nexport function u() { return shown(3) }\n",
+			"pad/new.go":  "package pad\n\nfunc New() {}\n"}, nil},
 	}
 	_, st := run(t, root, config.Default())
 	for _, step := range steps {

@@ -379,9 +379,32 @@ var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	refsDstIndex,
 	`CREATE INDEX IF NOT EXISTS refs_unresolved_imports ON refs(src_id) WHERE ` + unresolvedImports(""),
+	`CREATE INDEX IF NOT EXISTS refs_imported_names ON refs(` + importedName("") + `) WHERE ` + namedImports(""),
+	`CREATE INDEX IF NOT EXISTS refs_import_locals ON refs(` + importLocal("") + `) WHERE ` + namedImports(""),
 }
 
-var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst", "refs_unresolved_imports"}
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst", "refs_unresolved_imports", "refs_imported_names", "refs_import_locals"}
+
+// namedImports selects the import references (of the refs table named by
+// alias) that bring a name into scope, whose qualifier is "local=name"
+// (symbols.Import.ImportQualifier): JS/TS, Python, Rust and Java imports of
+// a name. importedName is the name such an import brings in. A reference
+// through an alias ("import { toSSG as baseToSSG }") is stored under the
+// local name, so a run that changes the definitions of a name finds the
+// aliases of it through these (Writer.ImportsOfNames).
+func namedImports(alias string) string {
+	return alias + `kind = ` + strconv.Itoa(int(RefImports)) + ` AND instr(` + alias + `qualifier, '=') > 0`
+}
+
+func importedName(alias string) string {
+	return `substr(` + alias + `qualifier, instr(` + alias + `qualifier, '=') + 1)`
+}
+
+// importLocal is the local name of a named import: the name its file's
+// references use, and under which a module re-exports it.
+func importLocal(alias string) string {
+	return `substr(` + alias + `qualifier, 1, instr(` + alias + `qualifier, '=') - 1)`
+}
 
 // unresolvedImports selects the import references (of the refs table
 // named by alias) that found no file of the workspace: a run that adds or

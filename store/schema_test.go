@@ -181,7 +181,28 @@ func TestRefsByTargetIndexUpgrades(t *testing.T) {
 // the refs table (decision 0123).
 func TestEdgesToReadsTheIndexAlone(t *testing.T) {
 	s := openTest(t, t.TempDir())
-	rows, err := s.DB().Query(`EXPLAIN QUERY PLAN `+edgesSQL(`dst_id`, 2, 10), 1, 2)
+	if got := queryPlan(t, s, edgesSQL(`dst_id`, 2, 10), 1, 2); !strings.Contains(got, "COVERING INDEX refs_dst") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want refs_dst as a covering index and no sort", got)
+	}
+}
+
+// TestImportsOfNamesReadsItsIndex: finding the imports of a name, or of a
+// local name, reads refs_imported_names or refs_import_locals, not every
+// reference.
+func TestImportsOfNamesReadsItsIndex(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	if got := queryPlan(t, s, importsOfNamesSQL(2), "fmt", "toSSG"); !strings.Contains(got, "INDEX refs_imported_names") {
+		t.Errorf("plan %q: want refs_imported_names", got)
+	}
+	if got := queryPlan(t, s, importsAsSQL(2), "jsx", "shown"); !strings.Contains(got, "INDEX refs_import_locals") {
+		t.Errorf("plan %q: want refs_import_locals", got)
+	}
+}
+
+// queryPlan is SQLite's plan for a statement, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.DB().Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +216,8 @@ func TestEdgesToReadsTheIndexAlone(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if got := strings.Join(plan, "; "); !strings.Contains(got, "COVERING INDEX refs_dst") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("plan %q: want refs_dst as a covering index and no sort", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "; ")
 }

@@ -439,6 +439,41 @@ func (w *Writer) ImportsToCheck(ctx context.Context, targets []int64) ([]Ref, er
 	return importsToCheck(ctx, w.tx, targets)
 }
 
+// ImportsOfNames returns, inside the writer's transaction, the imports
+// that bring one of names into scope (qualifier "local=name"). A reference
+// through an alias ("import { toSSG as baseToSSG }") carries the local
+// name, so the run that changes the definitions of a name finds such
+// references through their file's import.
+func (w *Writer) ImportsOfNames(ctx context.Context, names []string) ([]Ref, error) {
+	var out []Ref
+	err := inChunks(names, func(chunk []string) error {
+		return appendRefs(&out)(w.tx.QueryContext(ctx, importsOfNamesSQL(len(chunk)), stringArgs(chunk)...))
+	})
+	return out, err
+}
+
+// ImportsAs returns, inside the writer's transaction, the imports of a
+// name whose local name is one of locals: where a module gets a name it
+// re-exports ("export { jsxDEV as jsx } from …" for jsx).
+func (w *Writer) ImportsAs(ctx context.Context, locals []string) ([]Ref, error) {
+	var out []Ref
+	err := inChunks(locals, func(chunk []string) error {
+		return appendRefs(&out)(w.tx.QueryContext(ctx, importsAsSQL(len(chunk)), stringArgs(chunk)...))
+	})
+	return out, err
+}
+
+// importsOfNamesSQL and importsAsSQL are the statements for n names; their
+// terms are refs_imported_names' and refs_import_locals' own, so the
+// indexes serve them.
+func importsOfNamesSQL(n int) string {
+	return refsQuery + namedImports("r.") + ` AND ` + importedName("r.") + ` IN (` + placeholders(n) + `)`
+}
+
+func importsAsSQL(n int) string {
+	return refsQuery + namedImports("r.") + ` AND ` + importLocal("r.") + ` IN (` + placeholders(n) + `)`
+}
+
 // Refs is Store.Refs inside the writer's transaction: it sees what the
 // writer wrote and has not committed.
 func (w *Writer) Refs(ctx context.Context, fileIDs []int64, names []string) ([]Ref, error) {
