@@ -599,6 +599,12 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 	}
 	small := len(work)+len(deleted) <= 64
 	cold := len(tracked) == 0 || len(work) > len(tracked)/2
+	// A cold run over an index that holds files (a checkout that rewrote
+	// most of them) loads every definition, but the files it does not parse
+	// again (unchanged content, or untouched) keep references that its
+	// changes may have moved: they are checked as an incremental run checks
+	// them. Only a first run has no such files.
+	first := len(tracked) == 0
 	// On a store of one connection (the hook daemon's, a hook process's),
 	// the write transaction holds the connection that every hook's query
 	// needs. A batch that fits in memory is parsed before it begins, so
@@ -723,8 +729,8 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		}
 		// A definition whose parent changed (a method whose type moved to
 		// another file) keeps its id but not its parent's name, by which
-		// qualified references resolve. A cold run resolves every name.
-		if !cold {
+		// qualified references resolve. A first run resolves every name.
+		if !first {
 			noteAffected(affected, before, r.fd.Entities)
 			noteImportsChanged(affected, r.stored, r.fd.Refs)
 		}
@@ -811,14 +817,14 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 	// References of files whose imports now find another file (or none),
 	// resolved again once their names' definitions are loaded.
 	var rescoped []store.Ref
+	if !first && !sameFiles {
+		if rescoped, err = reimport(ctx, w, res, done, added, deleted); err != nil {
+			return err
+		}
+	}
 	if cold {
 		err = w.EachDefinition(ctx, nil, addDef(res))
 	} else {
-		if !sameFiles {
-			if rescoped, err = reimport(ctx, w, res, done, added, deleted); err != nil {
-				return err
-			}
-		}
 		// Definitions are loaded only for the names that references must be
 		// resolved by: new ones, and those whose definitions changed.
 		names := map[string]bool{}
@@ -867,7 +873,7 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		}
 	}
 	// References elsewhere to names that appeared or disappeared.
-	if !cold && len(affected) > 0 {
+	if !first && len(affected) > 0 {
 		if err := reresolve(ctx, w, st, res, keys(affected), done); err != nil {
 			return err
 		}
@@ -1087,9 +1093,11 @@ func addDef(res *resolver) func(*store.Def) error {
 // other references of their files, whose scope changed with them: the
 // caller resolves them again once their names' definitions are loaded.
 func reimport(ctx context.Context, w *store.Writer, res *resolver, done []*result, added []string, deleted []store.File) ([]store.Ref, error) {
+	// A file whose content was unchanged keeps its stored references: it is
+	// checked like a file this run did not touch.
 	parsed := map[int64]bool{}
 	for _, r := range done {
-		parsed[r.fd.File.ID] = true
+		parsed[r.fd.File.ID] = !r.same
 	}
 	var targets []int64
 	for _, f := range deleted {
@@ -1181,7 +1189,7 @@ func langOf(p string) string {
 func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resolver, names []string, done []*result) error {
 	skip := map[int64]bool{}
 	for _, r := range done {
-		skip[r.fd.File.ID] = true
+		skip[r.fd.File.ID] = !r.same // an unchanged file kept its references
 	}
 	aliases, err := aliasNames(ctx, w, names)
 	if err != nil {

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/internal/workspace"
@@ -427,6 +429,11 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 	files["web/reexp.ts"] = "export { draw as shown } from \"./lib2\"\n"
 	files["web/user.ts"] = "import { shown } from \"./reexp\"\n\nexport function u() { return shown(3) }\n"
 	files["web/lib2.ts"] = "export const other2 = 1\n"
+	// A package that moves under src/, its content unchanged.
+	files["reqs/__init__.py"] = "def get():\n    return 1\n"
+	files["tests/test_reqs.py"] = "import reqs\n\n\ndef test_get():\n    reqs.get()\n"
+	files["lib3/__init__.py"] = "def put():\n    return 3\n"
+	files["tests/test_lib3.py"] = "import lib3\n\n\ndef test_put():\n    lib3.put()\n"
 	twoImports := func(path string) string {
 		return "package app\n\nimport oth \"" + path + "\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n"
 	}
@@ -435,46 +442,57 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 		name   string
 		write  map[string]string
 		remove []string
+		// rewrite rewrites every other file with its own content first,
+		// as a checkout of a distant commit does: a run with most files to
+		// check is a cold one.
+		rewrite bool
 	}{
-		{"comment only", map[string]string{"app/b.go": bGo + "\n// note\n"}, nil},
+		{"comment only", map[string]string{"app/b.go": bGo + "\n// note\n"}, nil, false},
 		{"definition renamed elsewhere", map[string]string{
 			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1),
-			"app/b.go": bGo + "\n// note 2\n"}, nil},
+			"app/b.go": bGo + "\n// note 2\n"}, nil, false},
 		{"new file defines it again", map[string]string{
 			"app/c.go": "package app\n\nfunc Greet(n string) string { return n }\n",
-			"app/b.go": bGo + "\n// note 3\n"}, nil},
+			"app/b.go": bGo + "\n// note 3\n"}, nil, false},
 		{"new import and call", map[string]string{
 			"app/b.go":   "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n",
-			"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n"}, nil},
+			"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n"}, nil, false},
 		{"same call, another package imported under its alias", map[string]string{
-			"app/b.go": twoImports("ex/pad")}, nil},
+			"app/b.go": twoImports("ex/pad")}, nil, false},
 		{"second method of the name makes a call ambiguous", map[string]string{
 			"app/a.go": strings.Replace(aGo, "func Greet", "func Welcome", 1) + "\ntype Client struct{}\n\nfunc (c *Client) Serve() error { return nil }\n",
-			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}, nil},
+			"app/b.go": "package app\n\nimport oth \"ex/other\"\n" + strings.TrimPrefix(bGo, "package app\n") + "\nfunc Two() { oth.Helper(); Greet(\"y\") }\n// note 4\n"}, nil, false},
 		{"imported package gains a file", map[string]string{
 			"other/a_first.go": "package other\n\nfunc First() {}\n",
-			"pad/p0.go":        "package pad\n\nfunc P0() {}\n// note\n"}, nil},
+			"pad/p0.go":        "package pad\n\nfunc P0() {}\n// note\n"}, nil, false},
 		{"imported files added", map[string]string{
 			"web/util.ts":  "export function fmt(n: number) { return String(n) }\n",
 			"later/l.go":   "package later\n\nfunc Do() {}\n",
 			"other/o.go":   "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n// note 5\n",
-			"pad/help2.go": "package pad\n\nfunc Helper3() {}\n"}, nil},
+			"pad/help2.go": "package pad\n\nfunc Helper3() {}\n"}, nil, false},
 		{"imported file removed", map[string]string{"other/o.go": "package other\n\nfunc Helper() {}\n\nfunc Helper2() {}\n// note 6\n"},
-			[]string{"web/util.ts"}},
+			[]string{"web/util.ts"}, false},
 		{"module defines a name imported under an alias", map[string]string{
-			"web/lib.ts": "export const other = 1\n\nexport function fmt(n: number) { return String(n) }\n"}, nil},
+			"web/lib.ts": "export const other = 1\n\nexport function fmt(n: number) { return String(n) }\n"}, nil, false},
 		{"and defines it again, as another kind", map[string]string{
-			"web/lib.ts": "export const other = 1\n\nexport class fmt { constructor(n: number) {} }\n"}, nil},
+			"web/lib.ts": "export const other = 1\n\nexport class fmt { constructor(n: number) {} }\n"}, nil, false},
 		{"module defines a name re-exported under an alias", map[string]string{
-			"web/lib2.ts": "export const other2 = 1\n\nexport function draw(n: number) { return n }\n\nexport function paint(n: number) { return n }\n"}, nil},
+			"web/lib2.ts": "export const other2 = 1\n\nexport function draw(n: number) { return n }\n\nexport function paint(n: number) { return n }\n"}, nil, false},
 		{"the re-export names another definition", map[string]string{
-			"web/reexp.ts": "export { paint as shown } from \"./lib2\"\n"}, nil},
+			"web/reexp.ts": "export { paint as shown } from \"./lib2\"\n"}, nil, false},
+		{"a package moves under src/ unchanged", map[string]string{
+			"src/reqs/__init__.py": "def get():\n    return 1\n"}, []string{"reqs/__init__.py"}, false},
 		{"a file using the re-exported name changes as a file is added", map[string]string{
 			"web/user.ts": "import { shown } from \"./reexp\"\n\n// Shows three.\nexport function u() { return shown(3) }\n",
-			"pad/new.go":  "package pad\n\nfunc New() {}\n"}, nil},
+			"pad/new.go":  "package pad\n\nfunc New() {}\n"}, nil, false},
+		{"a package moves under src/ as a checkout rewrites every file", map[string]string{
+			"src/lib3/__init__.py": "def put():\n    return 3\n"}, []string{"lib3/__init__.py"}, true},
 	}
 	_, st := run(t, root, config.Default())
 	for _, step := range steps {
+		if step.rewrite {
+			rewriteAll(t, root)
+		}
 		for p, c := range step.write {
 			write(t, root, p, c)
 		}
@@ -497,6 +515,32 @@ func TestIncrementalTargetsMatchColdIndex(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: incremental references differ from a cold index:\n%s\nwant\n%s", step.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// rewriteAll writes every file under root (but the index) again with its
+// own content and a later modification time.
+func rewriteAll(t *testing.T, root string) {
+	t.Helper()
+	later := time.Now().Add(time.Minute)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && d.Name() == ".ctxls" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(p, later, later)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
