@@ -1241,56 +1241,46 @@ func reresolve(ctx context.Context, w *store.Writer, st *store.Store, res *resol
 // modules that re-export them: a reference to jsx imported from a module
 // that has "export { jsxDEV as jsx } from './dev'" resolves to jsxDEV, whose
 // definitions an incremental run must load as a cold run loads them all.
-// It follows chains as deep as the resolver does.
 func reexportedNames(ctx context.Context, w *store.Writer, names map[string]bool) error {
-	frontier := keys(names)
-	for range maxReexports + 1 {
-		if len(frontier) == 0 {
-			return nil
-		}
-		imports, err := w.ImportsAs(ctx, frontier)
-		if err != nil {
-			return err
-		}
-		frontier = nil
-		for _, im := range imports {
-			if _, name := symbols.SplitImportQualifier(im.Qualifier); name != "" && !names[name] {
-				names[name] = true
-				frontier = append(frontier, name)
-			}
-		}
-		slices.Sort(frontier)
-	}
-	return nil
+	_, err := importClosure(ctx, names, keys(names), w.ImportsAs, func(_, name string) string { return name })
+	return err
 }
 
 // aliasNames returns the other names under which names are imported
 // ("import { toSSG as baseToSSG }", "from m import a as b", a re-export
 // "export { jsxDEV as jsx }"), and the names those are imported under in
-// turn, as deep as the resolver follows imports. References through an
-// alias carry the local name, which no changed file defines: without them
-// reresolve missed them, and a cold index and an updated one bound them
-// differently.
+// turn. References through an alias carry the local name, which no changed
+// file defines: without them reresolve missed them, and a cold index and an
+// updated one bound them differently.
 func aliasNames(ctx context.Context, w *store.Writer, names []string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		seen[n] = true
 	}
+	return importClosure(ctx, seen, names, w.ImportsOfNames, func(local, _ string) string { return local })
+}
+
+// importClosure follows named imports from names as deep as the resolver
+// follows re-exports: next reads the imports one step away, far picks the
+// name at their other end from an import's local and imported names. Each
+// name reached is added to seen and returned, in the order reached.
+func importClosure(ctx context.Context, seen map[string]bool, names []string,
+	next func(context.Context, []string) ([]store.Ref, error), far func(local, name string) string) ([]string, error) {
 	var out []string
 	frontier := names
 	for range maxReexports + 1 {
 		if len(frontier) == 0 {
 			break
 		}
-		imports, err := w.ImportsOfNames(ctx, frontier)
+		imports, err := next(ctx, frontier)
 		if err != nil {
 			return nil, err
 		}
 		frontier = nil
 		for _, im := range imports {
-			if local, _ := symbols.SplitImportQualifier(im.Qualifier); local != "" && !seen[local] {
-				seen[local] = true
-				frontier = append(frontier, local)
+			if n := far(symbols.SplitImportQualifier(im.Qualifier)); n != "" && !seen[n] {
+				seen[n] = true
+				frontier = append(frontier, n)
 			}
 		}
 		slices.Sort(frontier)
