@@ -732,7 +732,9 @@ func apply(ctx context.Context, st *store.Store, opts Options, files *fileSet, w
 		// qualified references resolve. A first run resolves every name.
 		if !first {
 			noteAffected(affected, before, r.fd.Entities)
-			noteImportsChanged(affected, r.stored, r.fd.Refs)
+			if r.old != nil {
+				noteImportsChanged(affected, r.stored, r.fd.Refs)
+			}
 		}
 		r.entities = len(r.fd.Entities)
 		r.fd.Docs, r.fd.Entities, r.fd.Whole = nil, nil, store.Doc{}
@@ -1005,24 +1007,28 @@ func noteAffected(affected map[string]bool, before map[int64]store.EntityKey, af
 // name that appeared in or disappeared from a file between before and
 // after: a module's imports are also what it exports ("export { jsxDEV as
 // jsx } from …"), so the files importing such a name from it may now
-// resolve it elsewhere, though no definition changed.
+// resolve it elsewhere, though no definition changed. (A new file's
+// importers are found by reimport: their imports found no file before.)
 func noteImportsChanged(affected map[string]bool, before, after []store.Ref) {
-	named := func(refs []store.Ref) map[[2]string]bool {
-		out := map[[2]string]bool{}
+	type named struct{ module, qualifier string }
+	set := func(refs []store.Ref) map[named]string {
+		out := map[named]string{} // → local name
 		for _, r := range refs {
-			if _, name := symbols.SplitImportQualifier(r.Qualifier); r.Kind == store.RefImports && name != "" {
-				out[[2]string{r.Name, r.Qualifier}] = true
+			if local, name := symbols.SplitImportQualifier(r.Qualifier); r.Kind == store.RefImports && name != "" {
+				out[named{r.Name, r.Qualifier}] = local
 			}
 		}
 		return out
 	}
-	was, is := named(before), named(after)
-	for _, side := range [2][2]map[[2]string]bool{{was, is}, {is, was}} {
-		for k := range side[0] {
-			if !side[1][k] {
-				local, _ := symbols.SplitImportQualifier(k[1])
-				affected[local] = true
-			}
+	was, is := set(before), set(after)
+	for k, local := range was {
+		if _, ok := is[k]; !ok {
+			affected[local] = true
+		}
+	}
+	for k, local := range is {
+		if _, ok := was[k]; !ok {
+			affected[local] = true
 		}
 	}
 }

@@ -548,8 +548,8 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, 
 }
 
 // FilesByPathSuffix returns parsed files whose path equals suffix or ends
-// with "/"+suffix, ignoring the case of ASCII letters (as SQLite's LIKE,
-// which it replaces, did), the shortest paths first, at most limit.
+// with "/"+suffix, ignoring case (as the LIKE it replaces did for ASCII
+// letters), the shortest paths first, at most limit.
 func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int) ([]File, error) {
 	// An exact path is the common case and uses the unique index.
 	if f, ok, err := s.FileByPath(ctx, suffix); err != nil || ok {
@@ -560,54 +560,37 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 			return nil, err
 		}
 	}
-	base := suffix[strings.LastIndexByte(suffix, '/')+1:]
-	if base == "" {
+	// Every match has suffix's base name, and file entities are named by
+	// it: the candidates are found without scanning the file list, which a
+	// kernel-size tree made cost milliseconds a try.
+	return s.filesNamed(ctx, `= ? COLLATE NOCASE`, suffix[strings.LastIndexByte(suffix, '/')+1:], limit, func(f *File) bool {
+		n := len(f.Path) - len(suffix)
+		return n >= 0 && strings.EqualFold(f.Path[n:], suffix) && (n == 0 || f.Path[n-1] == '/')
+	})
+}
+
+// filesNamed returns the parsed files whose file entity's name (the base
+// name, indexed NOCASE) meets cond (a NOCASE comparison with one parameter,
+// so that the index serves it) with arg and that keep accepts, the
+// shortest paths first, at most limit. Every candidate is checked: a common
+// base name ("utils", "index") has many files, and the one asked for may be
+// the deepest.
+func (s *Store) filesNamed(ctx context.Context, cond, arg string, limit int, keep func(*File) bool) ([]File, error) {
+	if arg == "" {
 		return nil, nil
 	}
-	// Every match has suffix's base name, and file entities are named by
-	// it and indexed NOCASE: the candidates are found without scanning the
-	// file list, which a kernel-size tree made cost milliseconds a try.
 	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
 		FROM entities e JOIN files f ON f.id = e.id
-		WHERE e.name = ? COLLATE NOCASE AND e.kind = 'file' AND f.skip = ''`, base)
+		WHERE e.name `+cond+` AND e.kind = 'file' AND f.skip = ''`, arg)
 	if err != nil {
-		return nil, classify(fmt.Errorf("files ending with %s: %w", suffix, err))
+		return nil, classify(fmt.Errorf("files named %s: %w", arg, err))
 	}
-	out, err := scanFiles(rows, func(f *File) bool {
-		n := len(f.Path) - len(suffix)
-		return hasSuffixFold(f.Path, suffix) && (n == 0 || f.Path[n-1] == '/')
-	})
-	sortByLength(out)
-	return out[:min(len(out), limit)], err
-}
-
-// sortByLength orders files by the length of their path, then by path:
-// of the files a suffix or stem matches, the shortest path is the likeliest.
-func sortByLength(files []File) {
-	slices.SortFunc(files, func(a, b File) int {
+	out, err := scanFiles(rows, keep)
+	// The shortest path is the likeliest; equal lengths by path.
+	slices.SortFunc(out, func(a, b File) int {
 		return cmp.Or(cmp.Compare(len(a.Path), len(b.Path)), strings.Compare(a.Path, b.Path))
 	})
-}
-
-// hasSuffixFold is strings.HasSuffix ignoring the case of ASCII letters.
-func hasSuffixFold(s, suffix string) bool {
-	if len(s) < len(suffix) {
-		return false
-	}
-	tail := s[len(s)-len(suffix):]
-	for i := range len(suffix) {
-		a, b := tail[i], suffix[i]
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if a != b {
-			return false
-		}
-	}
-	return true
+	return out[:min(len(out), limit)], err
 }
 
 func escapeLike(s string) string {
@@ -751,22 +734,12 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	if base == "" {
 		return nil, nil
 	}
-	// File entities are named by base name and indexed NOCASE, so a prefix
-	// LIKE finds the candidates without scanning the file list. All of
-	// them are checked: a common base name ("utils", "index") has many
-	// files, and the one a longer stem names may be the deepest.
-	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
-		FROM entities e JOIN files f ON f.id = e.id
-		WHERE e.name LIKE ? ESCAPE '\' AND e.kind = 'file' AND f.skip = ''`, escapeLike(base)+".%")
-	if err != nil {
-		return nil, classify(fmt.Errorf("files with stem %s: %w", stem, err))
-	}
-	out, err := scanFiles(rows, func(f *File) bool {
+	// A prefix LIKE on the base name finds the candidates through the
+	// NOCASE index of names.
+	return s.filesNamed(ctx, `LIKE ? ESCAPE '\'`, escapeLike(base)+".%", limit, func(f *File) bool {
 		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
 		return noExt == stem || strings.HasSuffix(noExt, "/"+stem)
 	})
-	sortByLength(out)
-	return out[:min(len(out), limit)], err
 }
 
 // Corpus selects a set of whole-file documents. Each has its own BM25

@@ -191,10 +191,10 @@ func TestEdgesToReadsTheIndexAlone(t *testing.T) {
 // reference.
 func TestImportsOfNamesReadsItsIndex(t *testing.T) {
 	s := openTest(t, t.TempDir())
-	if got := queryPlan(t, s, importsOfNamesSQL(2), "fmt", "toSSG"); !strings.Contains(got, "INDEX refs_imported_names") {
+	if got := queryPlan(t, s, namedImportsSQL(importedName("r."), 2), "fmt", "toSSG"); !strings.Contains(got, "INDEX refs_imported_names") {
 		t.Errorf("plan %q: want refs_imported_names", got)
 	}
-	if got := queryPlan(t, s, importsAsSQL(2), "jsx", "shown"); !strings.Contains(got, "INDEX refs_import_locals") {
+	if got := queryPlan(t, s, namedImportsSQL(importLocal("r."), 2), "jsx", "shown"); !strings.Contains(got, "INDEX refs_import_locals") {
 		t.Errorf("plan %q: want refs_import_locals", got)
 	}
 }

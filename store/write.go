@@ -445,33 +445,31 @@ func (w *Writer) ImportsToCheck(ctx context.Context, targets []int64) ([]Ref, er
 // name, so the run that changes the definitions of a name finds such
 // references through their file's import.
 func (w *Writer) ImportsOfNames(ctx context.Context, names []string) ([]Ref, error) {
-	var out []Ref
-	err := inChunks(names, func(chunk []string) error {
-		return appendRefs(&out)(w.tx.QueryContext(ctx, importsOfNamesSQL(len(chunk)), stringArgs(chunk)...))
-	})
-	return out, err
+	return w.namedImportsBy(ctx, importedName("r."), names)
 }
 
 // ImportsAs returns, inside the writer's transaction, the imports of a
 // name whose local name is one of locals: where a module gets a name it
 // re-exports ("export { jsxDEV as jsx } from …" for jsx).
 func (w *Writer) ImportsAs(ctx context.Context, locals []string) ([]Ref, error) {
+	return w.namedImportsBy(ctx, importLocal("r."), locals)
+}
+
+// namedImportsBy returns the named imports whose side (importedName or
+// importLocal) is one of names.
+func (w *Writer) namedImportsBy(ctx context.Context, side string, names []string) ([]Ref, error) {
 	var out []Ref
-	err := inChunks(locals, func(chunk []string) error {
-		return appendRefs(&out)(w.tx.QueryContext(ctx, importsAsSQL(len(chunk)), stringArgs(chunk)...))
+	err := inChunks(names, func(chunk []string) error {
+		return appendRefs(&out)(w.tx.QueryContext(ctx, namedImportsSQL(side, len(chunk)), stringArgs(chunk)...))
 	})
 	return out, err
 }
 
-// importsOfNamesSQL and importsAsSQL are the statements for n names; their
-// terms are refs_imported_names' and refs_import_locals' own, so the
-// indexes serve them.
-func importsOfNamesSQL(n int) string {
-	return refsQuery + namedImports("r.") + ` AND ` + importedName("r.") + ` IN (` + placeholders(n) + `)`
-}
-
-func importsAsSQL(n int) string {
-	return refsQuery + namedImports("r.") + ` AND ` + importLocal("r.") + ` IN (` + placeholders(n) + `)`
+// namedImportsSQL is the statement of namedImportsBy for n names: its terms
+// are refs_imported_names' or refs_import_locals' own, so the index serves
+// it.
+func namedImportsSQL(side string, n int) string {
+	return refsQuery + namedImports("r.") + ` AND ` + side + ` IN (` + placeholders(n) + `)`
 }
 
 // Refs is Store.Refs inside the writer's transaction: it sees what the
