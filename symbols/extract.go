@@ -68,10 +68,10 @@ func (x *Extractor) ExtractIncremental(ctx context.Context, path string, old *si
 	if tree == nil {
 		return nil, nil, fmt.Errorf("extract %s: parse returned no tree", path)
 	}
-	root := tree.RootNode()
-	f := &File{Path: path, Language: lang.Name, HasErrors: root.HasError()}
-	e := &extraction{src: src, q: q, pred: lang.hasPredicates, captures: lang.captures, lang: lang.Name, f: f, declared: map[uint32]bool{}}
-	e.run(x.cursor, root)
+	f, tree, err := x.extract(ctx, lang, q, path, tree, src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
+	}
 	return f, tree, nil
 }
 
@@ -87,7 +87,8 @@ const (
 	capImport    = "import"
 	capPackage   = "package"
 	capDoc       = "doc"
-	capLocal     = "local" // a local name's declaration (Go), + @name (+ @type)
+	capLocal     = "local"   // a local name's declaration (Go), + @name (+ @type)
+	capMisread   = "misread" // a macro the parse misread (C), + @name: see macroloop.go
 	capType      = "type"
 	// refValue marks a name used as a value (a function passed or
 	// assigned): recorded as a plain reference, and only when the name is
@@ -140,6 +141,8 @@ type extraction struct {
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
+	// misread holds the names of loop macros the parse misread.
+	misread []*sitter.Node
 }
 
 func (e *extraction) text(n *sitter.Node) string {
@@ -190,7 +193,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				doc = node
 			case cn == capType:
 				typ = node
-			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal:
+			case strings.HasPrefix(cn, defPrefix), strings.HasPrefix(cn, refPrefix), cn == capImport, cn == capPackage, cn == capLocal, cn == capMisread:
 				main, mainName = node, cn
 			}
 		}
@@ -201,6 +204,10 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		case mainName == capPackage:
 			if e.f.Package == "" {
 				e.f.Package = strings.TrimSpace(e.text(name))
+			}
+		case mainName == capMisread:
+			if name != nil && inFunctionBody(main) {
+				e.misread = append(e.misread, name)
 			}
 		case mainName == capLocal:
 			if name != nil {

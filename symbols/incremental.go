@@ -44,9 +44,9 @@ func (x *Extractor) ExtractEdit(ctx context.Context, path string, old *sitter.Tr
 	if f := x.shifted(q, lang, root, prev, edit); f != nil {
 		return f, tree, true, nil
 	}
-	f = &File{Path: path, Language: lang.Name, HasErrors: root.HasError()}
-	e := &extraction{src: src, q: q, pred: lang.hasPredicates, captures: lang.captures, lang: lang.Name, f: f, declared: map[uint32]bool{}}
-	e.run(x.cursor, root)
+	if f, tree, err = x.extract(ctx, lang, q, path, tree, src); err != nil {
+		return nil, nil, false, fmt.Errorf("extract %s: %w", path, err)
+	}
 	f.Refs, f.Imports = nil, nil
 	return f, tree, false, nil
 }

@@ -14,3 +14,7 @@
 (type_identifier) @name @ref.references
 
 (preproc_include path: (_) @path) @import
+
+; A loop macro without braces, misread as a function declared in a function body (symbols/macroloop.go).
+(function_definition type: (macro_type_specifier name: (identifier) @name)) @misread
+(declaration type: (macro_type_specifier name: (identifier) @name) declarator: (function_declarator)) @misread

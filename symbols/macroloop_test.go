@@ -1,0 +1,136 @@
+package symbols
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// A loop macro without braces (Linux's for_each_sched_entity) misled the
+// parse: the function after it was lost or renamed, and every function
+// after that nested in the loop's function.
+func TestLoopMacroWithoutBraces(t *testing.T) {
+	tests := []struct {
+		name, path, src string
+		want            []string // "name start-end parent"
+		calls           []string // calls from the first function
+	}{
+		{
+			name: "a statement on the next line",
+			path: "fair.c",
+			src: `static void set_skip_buddy(struct sched_entity *se)
+{
+	for_each_sched_entity(se)
+		cfs_rq_of(se)->skip = se;
+}
+
+static void check_preempt_wakeup(struct rq *rq, int wake_flags)
+{
+	struct task_struct *curr = rq->curr;
+	return;
+}
+
+int other(void) { return 1; }
+`,
+			want:  []string{"set_skip_buddy 1-5 -", "check_preempt_wakeup 7-11 -", "other 13-13 -"},
+			calls: []string{"cfs_rq_of", "for_each_sched_entity"},
+		},
+		{
+			name: "two loops in a row",
+			path: "list.c",
+			src: `static void clear(struct sched_entity *se, struct rq *rq)
+{
+	for_each_sched_entity(se)
+		cfs_rq_of(se)->next = NULL;
+	for_each_leaf_cfs_rq(rq, cfs_rq)
+		rq_of(cfs_rq)->nr = 0;
+}
+
+static int after(struct rq *rq, int flags)
+{
+	return flags;
+}
+`,
+			want:  []string{"clear 1-7 -", "after 9-12 -"},
+			calls: []string{"cfs_rq_of", "for_each_leaf_cfs_rq", "for_each_sched_entity", "rq_of"},
+		},
+		{
+			name: "read as a function declared in the body, the tree without errors",
+			path: "cgroup.c",
+			src: `static void storages_free(struct bpf_cgroup_storage *storages[])
+{
+	enum bpf_cgroup_storage_type stype;
+
+	for_each_cgroup_storage_type(stype)
+		bpf_cgroup_storage_free(storages[stype]);
+}
+`,
+			want:  []string{"storages_free 1-7 -"},
+			calls: []string{"bpf_cgroup_storage_free", "for_each_cgroup_storage_type"},
+		},
+		{
+			name: "braces: parsed right already",
+			path: "braces.c",
+			src: `void walk(struct list_head *h)
+{
+	list_for_each_entry(a, h, list) {
+		a->seen = 1;
+	}
+}
+
+void after(void)
+{
+}
+`,
+			want:  []string{"walk 1-6 -", "after 8-10 -"},
+			calls: []string{"list_for_each_entry"},
+		},
+		{
+			name: "C++, whose grammar reads this one",
+			path: "fair.cc",
+			src: `static void set_skip_buddy(struct sched_entity *se)
+{
+	for_each_sched_entity(se)
+		cfs_rq_of(se)->skip = se;
+}
+
+static void check_preempt_wakeup(struct rq *rq, int wake_flags)
+{
+	return;
+}
+`,
+			want:  []string{"set_skip_buddy 1-5 -", "check_preempt_wakeup 7-10 -"},
+			calls: []string{"cfs_rq_of", "for_each_sched_entity"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Extract(context.Background(), tt.path, []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range f.Entities {
+				parent := "-"
+				if e.Parent >= 0 {
+					parent = f.Entities[e.Parent].Name
+				}
+				got = append(got, fmt.Sprintf("%s %d-%d %s", e.Name, e.StartLine, e.EndLine, parent))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("entities = %q, want %q", got, tt.want)
+			}
+			var calls []string
+			for _, r := range f.Refs {
+				if r.Kind == EdgeCalls && r.From == 0 {
+					calls = append(calls, r.Name)
+				}
+			}
+			slices.Sort(calls)
+			if !slices.Equal(calls, tt.calls) {
+				t.Errorf("calls from the first function = %q, want %q", calls, tt.calls)
+			}
+		})
+	}
+}
