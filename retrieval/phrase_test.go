@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,4 +60,46 @@ func names(rs []Result) []string {
 		out = append(out, r.Entity.Name)
 	}
 	return out
+}
+
+// A long function whose name the message spells is rarely in its words'
+// top lists, which favour short documents: it is scored on those words
+// like the lexical candidates (completeNamed), not by its name alone.
+func TestNamedFunctionScoredOnTheWords(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("package ptrace\n\n// ptraceAttach attaches the tracer to a running process.\nfunc ptraceAttach(task int) int {\n")
+	for i := range 60 {
+		fmt.Fprintf(&body, "\tcheckStep%d(task) // the process must be running\n", i)
+	}
+	body.WriteString("\treturn task\n}\n")
+	files := map[string]string{"ptrace/attach.go": body.String()}
+	var b strings.Builder
+	for _, word := range []string{"ptraceStop", "attachDevice", "runningProcess"} {
+		b.Reset()
+		b.WriteString("package many\n\n")
+		for i := range 300 {
+			fmt.Fprintf(&b, "func %s%d() {}\n", word, i)
+		}
+		files["many/"+word+".go"] = b.String()
+	}
+	// The rest of a large index, in which 300 documents are few.
+	for f := range 4 {
+		b.Reset()
+		fmt.Fprintf(&b, "package filler%d\n\n", f)
+		for i := range 1000 {
+			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
+		}
+		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
+	}
+	_, st := wstest.Indexed(t, files)
+	resp, err := Query(context.Background(), st, Request{Text: "ptrace attach to a running process", Limit: 5, MinRelevance: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) == 0 || resp.Results[0].Entity.Name != "ptraceAttach" {
+		t.Fatalf("results %v, want ptraceAttach first", names(resp.Results))
+	}
+	if s := resp.Results[0].Signals; s.Lexical <= 0 || s.Coverage < 1 {
+		t.Errorf("ptraceAttach: lexical %.2f, coverage %.2f: want the words it holds counted", s.Lexical, s.Coverage)
+	}
 }

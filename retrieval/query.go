@@ -367,34 +367,10 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		return nil, err
 	}
 	// The common ones, searched only together, by whether the leading
-	// candidates hold them: for a deliberate lookup, not for the prompt
-	// hook, whose latency budget the seeks do not fit (decision 0116).
-	if req.Gate != GatePrompt {
-		var common []string
-		for _, t := range searched {
-			if df[t] > maxRankedPostings {
-				common = append(common, t)
-			}
-		}
-		if err := completeHolding(ctx, st, cands, common, weights, idf); err != nil {
-			return nil, err
-		}
+	// candidates hold them.
+	if err := completeHolding(ctx, st, cands, commonSearched(searched, df, req.Gate), weights, idf); err != nil {
+		return nil, err
 	}
-	for _, c := range cands {
-		// In the query's term order, not the map's: a sum in random order
-		// changes in its last bits between runs.
-		var m float64
-		for _, t := range terms {
-			if _, ok := c.matched[t]; ok {
-				m += idf[t] * weights[t]
-			}
-		}
-		if idfMass > 0 {
-			c.coverage = m / idfMass
-		}
-		c.mass = m
-	}
-
 	// 3. Exact mentions: the message's own first, so that the prompt gate
 	// sees what the message names apart from what earlier turns carried.
 	if err := exactMatches(ctx, st, messageTriggers, get); err != nil {
@@ -436,6 +412,25 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	if err := exactMatches(ctx, st, req.Triggers, get); err != nil {
 		return nil, err
+	}
+	// A name the message spells, found without its words' lists, is
+	// scored on those words like the lexical candidates.
+	if err := completeNamed(ctx, st, cands, rare, commonSearched(searched, df, req.Gate), weights, idf); err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		// In the query's term order, not the map's: a sum in random order
+		// changes in its last bits between runs.
+		var m float64
+		for _, t := range terms {
+			if _, ok := c.matched[t]; ok {
+				m += idf[t] * weights[t]
+			}
+		}
+		if idfMass > 0 {
+			c.coverage = m / idfMass
+		}
+		c.mass = m
 	}
 	for i, p := range req.ActiveFiles {
 		files, err := st.FilesByPathSuffix(ctx, strings.TrimPrefix(path.Clean(p), "./"), 1)
@@ -813,6 +808,81 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 			if sc, ok := scores[c.id]; ok {
 				c.lex += weights[t] * sc
 				c.matched[t] = weights[t] * sc
+			}
+		}
+	}
+	return nil
+}
+
+// commonSearched returns the searched terms whose lists were searched only
+// together, which completion checks by whether a candidate holds them: for a
+// deliberate lookup, not for the prompt hook, whose latency budget the
+// seeks do not fit (decision 0116).
+func commonSearched(searched []string, df map[string]int, gate Gate) []string {
+	if gate == GatePrompt {
+		return nil
+	}
+	var common []string
+	for _, t := range searched {
+		if df[t] > maxRankedPostings {
+			common = append(common, t)
+		}
+	}
+	return common
+}
+
+// completeNamed completes, for the completeTop candidates with the most
+// exact credit (a symbol the message names, a phrase that spells a name),
+// the evidence of the searched terms they were not credited with: rare
+// terms by their BM25F, common ones by whether the candidate holds them.
+// A long function found by its name is rarely in its words' top lists,
+// which favour short documents; without this, "ptrace attach to a running
+// process" ranked ptrace_attach by its name alone, 20th, under functions
+// that merely use the words.
+func completeNamed(ctx context.Context, st *store.Store, cands map[int64]*cand, rare, common []string, weights, idf map[string]float64) error {
+	var named []*cand
+	for _, c := range cands {
+		if c.exact > 0 {
+			named = append(named, c)
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	slices.SortFunc(named, func(a, b *cand) int {
+		if a.exact != b.exact {
+			return cmp.Compare(b.exact, a.exact)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	named = named[:min(len(named), completeTop)]
+	for _, c := range named {
+		if c.matched == nil {
+			c.matched = map[string]float64{}
+		}
+	}
+	for _, t := range rare {
+		scores, err := st.ScoreDocs(ctx, t, fieldWeights, lacking(named, t))
+		if err != nil {
+			return err
+		}
+		for _, c := range named {
+			if sc, ok := scores[c.id]; ok {
+				c.lex += weights[t] * sc
+				c.matched[t] = weights[t] * sc
+			}
+		}
+	}
+	for _, t := range common {
+		held, err := st.Holding(ctx, t, lacking(named, t))
+		if err != nil {
+			return err
+		}
+		for _, c := range named {
+			if held[c.id] {
+				v := holdCredit * weights[t] * idf[t]
+				c.lex += v
+				c.matched[t] = v
 			}
 		}
 	}
