@@ -88,7 +88,7 @@ const (
 	capPackage   = "package"
 	capDoc       = "doc"
 	capLocal     = "local"   // a local name's declaration (Go), + @name (+ @type)
-	capMisread   = "misread" // a macro the parse misread (C), + @name: see macroloop.go
+	capMisread   = "misread" // a construct the parse misread, + @name: see misread.go
 	capType      = "type"
 	// refValue marks a name used as a value (a function passed or
 	// assigned): recorded as a plain reference, and only when the name is
@@ -141,8 +141,9 @@ type extraction struct {
 	// declared holds the start of every declared name: a declaration's own
 	// name is not a reference.
 	declared map[uint32]bool
-	// misread holds the names of loop macros the parse misread.
-	misread []*sitter.Node
+	// misreads holds the nodes to rewrite where the parse misread
+	// (misread.go).
+	misreads []*sitter.Node
 }
 
 func (e *extraction) text(n *sitter.Node) string {
@@ -206,8 +207,8 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				e.f.Package = strings.TrimSpace(e.text(name))
 			}
 		case mainName == capMisread:
-			if name != nil && inFunctionBody(main) {
-				e.misread = append(e.misread, name)
+			if name != nil && e.misread(main, name) {
+				e.misreads = append(e.misreads, name)
 			}
 		case mainName == capLocal:
 			if name != nil {

@@ -15,6 +15,6 @@
 
 (preproc_include path: (_) @path) @import
 
-; A loop macro without braces, misread as a function declared in a function body (symbols/macroloop.go).
+; A loop macro without braces, misread as a function declared in a function body (symbols/misread.go).
 (function_definition type: (macro_type_specifier name: (identifier) @name)) @misread
 (declaration type: (macro_type_specifier name: (identifier) @name) declarator: (function_declarator)) @misread

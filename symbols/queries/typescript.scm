@@ -36,3 +36,8 @@
 (export_statement (export_clause (export_specifier name: (identifier) @name !alias)) source: (string (string_fragment) @path)) @import
 (export_statement (export_clause (export_specifier name: (identifier) @name alias: (identifier) @alias)) source: (string (string_fragment) @path)) @import
 (export_statement "*" @name source: (string (string_fragment) @path)) @import
+
+; A `<` after a line break read as type arguments, or left in an error: overloads that begin with their type parameters (symbols/misread.go).
+(generic_type type_arguments: (type_arguments) @name) @misread
+(ERROR (type_parameters) @name) @misread
+(ERROR "<" @name) @misread

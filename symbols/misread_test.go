@@ -7,10 +7,13 @@ import (
 	"testing"
 )
 
-// A loop macro without braces (Linux's for_each_sched_entity) misled the
-// parse: the function after it was lost or renamed, and every function
-// after that nested in the loop's function.
-func TestLoopMacroWithoutBraces(t *testing.T) {
+// Constructs tree-sitter misreads are parsed again (decision 0125). A C loop
+// macro without braces (Linux's for_each_sched_entity): the function after
+// it was lost or renamed, and every function after that nested in the
+// loop's function. TypeScript overloads that begin with their type
+// parameters: the interface ended early and the declarations after it were
+// lost.
+func TestMisreadsParsedAgain(t *testing.T) {
 	tests := []struct {
 		name, path, src string
 		want            []string // "name start-end parent"
@@ -102,6 +105,35 @@ static void check_preempt_wakeup(struct rq *rq, int wake_flags)
 `,
 			want:  []string{"set_skip_buddy 1-5 -", "check_preempt_wakeup 7-10 -"},
 			calls: []string{"cfs_rq_of", "for_each_sched_entity"},
+		},
+		{
+			name: "TypeScript overloads that begin with their type parameters",
+			path: "types.ts",
+			src: `export interface H {
+  // one
+  <A>(a: A): R<A>
+
+  // two
+  <A>(a: A): R<A>
+
+  // three
+  <A>(a: A): R<A>
+}
+export class Factory {
+  m() { g() }
+}
+`,
+			want: []string{"H 1-10 -", "Factory 11-13 -", "m 12-12 Factory"},
+		},
+		{
+			name: "TypeScript: a generic arrow function on a line of its own is read right",
+			path: "arrow.ts",
+			src: `export const f =
+  <T,>(x: T): T => x
+
+export function g(): void {}
+`,
+			want: []string{"f 1-2 -", "g 4-4 -"},
 		},
 	}
 	for _, tt := range tests {
