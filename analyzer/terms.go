@@ -39,7 +39,8 @@ import (
 // testFixtures are test code; 15: a C loop macro without braces is no
 // longer read as a function declared in a function; 16: TypeScript
 // overloads that begin with their type parameters no longer end their
-// interface, symbols/misread.go).
+// interface, symbols/misread.go, and a C++ object constructed in a function
+// body is not a function, symbols.localFunction).
 const Version = "16"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified

@@ -241,6 +241,9 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 				e.f.Imports = append(e.f.Imports, im)
 			}
 		case strings.HasPrefix(mainName, defPrefix):
+			if e.lang == "cpp" && localFunction(main) {
+				continue
+			}
 			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
 				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte()}
 			if d.kind == KindHeading {
@@ -277,6 +280,36 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 		}
 	}
 	e.finish()
+}
+
+// localFunction reports whether a C++ function definition or declaration
+// lies directly in a function body, where C++ declares none in practice:
+// there the grammar has misread an object constructed with arguments
+// (`std::lock_guard<std::mutex> lock(mu);`, the "most vexing parse") or a
+// macro followed by a block (`TEST_CASE(x) { … }`), and its code belongs
+// to the enclosing function.
+func localFunction(n *sitter.Node) bool {
+	switch n.Type() {
+	case "declaration":
+	case "function_definition":
+		// A plain name without a return type: a macro's block. A function
+		// with one, or a constructor (`Helper::Helper(…)`), in a body is
+		// real, misplaced by an error before it.
+		if n.ChildByFieldName("type") != nil {
+			return false
+		}
+		d := n.ChildByFieldName("declarator")
+		if d == nil || d.Type() != "function_declarator" {
+			return false
+		}
+		if name := d.ChildByFieldName("declarator"); name == nil || name.Type() != "identifier" {
+			return false
+		}
+	default:
+		return false
+	}
+	p := n.Parent()
+	return p != nil && p.Type() == "compound_statement"
 }
 
 // finish orders definitions, links parents, computes qualified names,

@@ -135,6 +135,22 @@ export function g(): void {}
 `,
 			want: []string{"f 1-2 -", "g 4-4 -"},
 		},
+		{
+			name: "C++: an object constructed with arguments, a macro's block",
+			path: "lock.cc",
+			src: `void Store::put(int k)
+{
+	std::lock_guard<std::mutex> lock(mu);
+	FWD(PushBool) {
+		push(k);
+	}
+}
+
+int after() { return 1; }
+`,
+			want:  []string{"put 1-7 -", "after 9-9 -"},
+			calls: []string{"push"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
