@@ -831,10 +831,12 @@ func commonSearched(searched []string, df map[string]int, gate Gate) []string {
 	return common
 }
 
-// completeNamed completes, for the completeTop candidates with the most
+// completeNamed completes, for the holdFloorRank candidates with the most
 // exact credit (a symbol the message names, a phrase that spells a name),
 // the evidence of the searched terms they were not credited with: rare
 // terms by their BM25F, common ones by whether the candidate holds them.
+// As many as a lookup shows: 40 cost the kernel's lookups more for the same
+// answers.
 // A long function found by its name is rarely in its words' top lists,
 // which favour short documents; without this, "ptrace attach to a running
 // process" ranked ptrace_attach by its name alone, 20th, under functions
@@ -855,7 +857,7 @@ func completeNamed(ctx context.Context, st *store.Store, cands map[int64]*cand, 
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	named = named[:min(len(named), completeTop)]
+	named = named[:min(len(named), holdFloorRank)]
 	for _, c := range named {
 		if c.matched == nil {
 			c.matched = map[string]float64{}
