@@ -47,17 +47,27 @@ const maxMisreadRounds = 4
 
 // extract runs the language's query over tree, and again over a tree
 // parsed from a rewritten text while the query finds misreads (at most
-// maxMisreadRounds times). It returns the last tree.
+// maxMisreadRounds times). It returns tree, the parse of src, marked as
+// edited where it was rewritten: a caller that keeps it for the next
+// incremental parse must hold a tree of the text it has, or that parse
+// would reuse the rewritten reading and differ from a parse from scratch.
 func (x *Extractor) extract(ctx context.Context, lang *Language, q *sitter.Query, path string, tree *sitter.Tree, src []byte) (*File, *sitter.Tree, error) {
 	var text []byte // src with the misreads rewritten
 	var calls []ref // the C macros rewritten, kept as calls
+	cur := tree
+	closeCur := func() {
+		if cur != tree {
+			cur.Close()
+		}
+	}
 	for round := 0; ; round++ {
-		root := tree.RootNode()
+		root := cur.RootNode()
 		f := &File{Path: path, Language: lang.Name, HasErrors: root.HasError()}
 		e := &extraction{src: src, q: q, pred: lang.hasPredicates, captures: lang.captures, lang: lang.Name, f: f,
 			declared: map[uint32]bool{}, refs: slices.Clone(calls)}
 		e.run(x.cursor, root)
 		if len(e.misreads) == 0 || round == maxMisreadRounds {
+			closeCur()
 			return f, tree, nil
 		}
 		if text == nil {
@@ -77,17 +87,22 @@ func (x *Extractor) extract(ctx context.Context, lang *Language, q *sitter.Query
 			}
 			at := sitter.Point{Row: n.StartPoint().Row, Column: n.StartPoint().Column - (n.StartByte() - start)}
 			endAt := sitter.Point{Row: at.Row, Column: at.Column + end - start}
-			tree.Edit(sitter.EditInput{StartIndex: start, OldEndIndex: end, NewEndIndex: end, StartPoint: at, OldEndPoint: endAt, NewEndPoint: endAt})
+			edit := sitter.EditInput{StartIndex: start, OldEndIndex: end, NewEndIndex: end, StartPoint: at, OldEndPoint: endAt, NewEndPoint: endAt}
+			cur.Edit(edit)
+			if cur != tree {
+				tree.Edit(edit)
+			}
 		}
-		next, err := x.parser(lang).ParseCtx(ctx, tree, text)
-		tree.Close()
+		next, err := x.parser(lang).ParseCtx(ctx, cur, text)
+		closeCur()
+		if err == nil && next == nil {
+			err = errors.New("parse returned no tree")
+		}
 		if err != nil {
+			tree.Close()
 			return nil, nil, err
 		}
-		if next == nil {
-			return nil, nil, errors.New("parse returned no tree")
-		}
-		tree = next
+		cur = next
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Constructs tree-sitter misreads are parsed again (decision 0125). A C loop
@@ -181,4 +184,58 @@ int after() { return 1; }
 			}
 		})
 	}
+}
+
+// The tree kept for the next incremental parse is the parse of the text,
+// not of its rewrite: parsed again after an edit elsewhere, the file gives
+// what a parse from scratch gives, the rewritten macro's call included.
+func TestMisreadIncrementalEqualsFresh(t *testing.T) {
+	ctx := context.Background()
+	src := `static void set_skip_buddy(struct sched_entity *se)
+{
+	for_each_sched_entity(se)
+		cfs_rq_of(se)->skip = se;
+}
+
+static void check_preempt_wakeup(struct rq *rq, int wake_flags)
+{
+	return;
+}
+`
+	added := src + "\nint tail(void) { return 2; }\n"
+	x := NewExtractor()
+	defer x.Close()
+	_, tree, err := x.ExtractIncremental(ctx, "fair.c", nil, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := sitter.Point{Row: uint32(strings.Count(src, "\n"))}
+	tree.Edit(sitter.EditInput{StartIndex: uint32(len(src)), OldEndIndex: uint32(len(src)), NewEndIndex: uint32(len(added)),
+		StartPoint: end, OldEndPoint: end, NewEndPoint: sitter.Point{Row: uint32(strings.Count(added, "\n"))}})
+	got, tree2, err := x.ExtractIncremental(ctx, "fair.c", tree, []byte(added))
+	tree.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree2.Close()
+	want, err := Extract(ctx, "fair.c", []byte(added))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := outline(got), outline(want); !slices.Equal(g, w) {
+		t.Errorf("incremental: %q\nfrom scratch: %q", g, w)
+	}
+}
+
+// outline lists a file's entities and references for comparison.
+func outline(f *File) []string {
+	var out []string
+	for _, e := range f.Entities {
+		out = append(out, fmt.Sprintf("%s %s %d-%d %d", e.Kind, e.QualName, e.StartLine, e.EndLine, e.Parent))
+	}
+	for _, r := range f.Refs {
+		out = append(out, fmt.Sprintf("%s %d %s.%s", r.Kind, r.From, r.Qualifier, r.Name))
+	}
+	slices.Sort(out)
+	return out
 }
