@@ -709,11 +709,7 @@ func credit(get func(int64) *cand, t string, weight float64, hits []store.Hit) {
 	for _, h := range hits {
 		c := get(h.ID)
 		c.file = h.FileID
-		c.lex += weight * h.Score
-		if c.matched == nil {
-			c.matched = map[string]float64{}
-		}
-		c.matched[t] = weight * h.Score
+		c.add(t, weight*h.Score)
 	}
 }
 
@@ -746,13 +742,8 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 			found[h.ID] = true
 			c := get(h.ID)
 			c.file = h.FileID
-			if c.matched == nil {
-				c.matched = map[string]float64{}
-			}
 			for _, t := range group {
-				share := h.Score * idf[t] * weights[t] / sum
-				c.lex += share
-				c.matched[t] = share
+				c.add(t, h.Score*idf[t]*weights[t]/sum)
 			}
 		}
 	}
@@ -791,12 +782,14 @@ func lacking(cands []*cand, t string) []int64 {
 // complete adds, for the leading lexical candidates, the contribution of
 // searched terms whose top lists they were not in.
 func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms []string, weights map[string]float64) error {
-	top := leadingLexical(cands, completeTop)
-	if len(top) == 0 {
-		return nil
-	}
+	return addScores(ctx, st, leadingLexical(cands, completeTop), terms, weights)
+}
+
+// addScores credits each of cs with the BM25F of the terms it was not
+// credited with.
+func addScores(ctx context.Context, st *store.Store, cs []*cand, terms []string, weights map[string]float64) error {
 	for _, t := range terms {
-		ids := lacking(top, t)
+		ids := lacking(cs, t)
 		if len(ids) == 0 {
 			continue
 		}
@@ -804,14 +797,43 @@ func complete(ctx context.Context, st *store.Store, cands map[int64]*cand, terms
 		if err != nil {
 			return err
 		}
-		for _, c := range top {
+		for _, c := range cs {
 			if sc, ok := scores[c.id]; ok {
-				c.lex += weights[t] * sc
-				c.matched[t] = weights[t] * sc
+				c.add(t, weights[t]*sc)
 			}
 		}
 	}
 	return nil
+}
+
+// addHeld credits each of cs with holdCredit × the weighted IDF of each
+// term it holds but was not credited with (decision 0116).
+func addHeld(ctx context.Context, st *store.Store, cs []*cand, terms []string, weights, idf map[string]float64) error {
+	for _, t := range terms {
+		ids := lacking(cs, t)
+		if len(ids) == 0 {
+			continue
+		}
+		held, err := st.Holding(ctx, t, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if held[c.id] {
+				c.add(t, holdCredit*weights[t]*idf[t])
+			}
+		}
+	}
+	return nil
+}
+
+// add credits c with v for term t.
+func (c *cand) add(t string, v float64) {
+	if c.matched == nil {
+		c.matched = map[string]float64{}
+	}
+	c.lex += v
+	c.matched[t] = v
 }
 
 // commonSearched returns the searched terms whose lists were searched only
@@ -858,37 +880,10 @@ func completeNamed(ctx context.Context, st *store.Store, cands map[int64]*cand, 
 		return cmp.Compare(a.id, b.id)
 	})
 	named = named[:min(len(named), holdFloorRank)]
-	for _, c := range named {
-		if c.matched == nil {
-			c.matched = map[string]float64{}
-		}
+	if err := addScores(ctx, st, named, rare, weights); err != nil {
+		return err
 	}
-	for _, t := range rare {
-		scores, err := st.ScoreDocs(ctx, t, fieldWeights, lacking(named, t))
-		if err != nil {
-			return err
-		}
-		for _, c := range named {
-			if sc, ok := scores[c.id]; ok {
-				c.lex += weights[t] * sc
-				c.matched[t] = weights[t] * sc
-			}
-		}
-	}
-	for _, t := range common {
-		held, err := st.Holding(ctx, t, lacking(named, t))
-		if err != nil {
-			return err
-		}
-		for _, c := range named {
-			if held[c.id] {
-				v := holdCredit * weights[t] * idf[t]
-				c.lex += v
-				c.matched[t] = v
-			}
-		}
-	}
-	return nil
+	return addHeld(ctx, st, named, common, weights, idf)
 }
 
 // completeHolding adds, for the holdTop leading lexical candidates, the
@@ -922,24 +917,7 @@ func completeHolding(ctx context.Context, st *store.Store, cands map[int64]*cand
 			check = append(check, c)
 		}
 	}
-	for _, t := range terms {
-		ids := lacking(check, t)
-		if len(ids) == 0 {
-			continue
-		}
-		held, err := st.Holding(ctx, t, ids)
-		if err != nil {
-			return err
-		}
-		for _, c := range check {
-			if held[c.id] {
-				v := holdCredit * weights[t] * idf[t]
-				c.lex += v
-				c.matched[t] = v
-			}
-		}
-	}
-	return nil
+	return addHeld(ctx, st, check, terms, weights, idf)
 }
 
 // wholeTerms are the terms of the whole-file query: every term of the
