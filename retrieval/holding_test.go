@@ -34,14 +34,7 @@ func TestCommonWordsHeldByTheAnswer(t *testing.T) {
 	files["anon/names.go"] = b.String()
 	// The rest of a large index, which makes the common words rare enough
 	// to count.
-	for f := range 10 {
-		b.Reset()
-		fmt.Fprintf(&b, "package filler%d\n\n", f)
-		for i := range 2000 {
-			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
-		}
-		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
-	}
+	addFiller(files, 10, 2000)
 	_, st := wstest.Indexed(t, files)
 	resp, err := Query(context.Background(), st, Request{Text: "how does the page fault handler work for an anonymous page", Limit: 10})
 	if err != nil {
@@ -53,5 +46,19 @@ func TestCommonWordsHeldByTheAnswer(t *testing.T) {
 	}
 	if len(names) == 0 || names[0] != "doAnonymousPage" {
 		t.Fatalf("results %v, want doAnonymousPage first", names)
+	}
+}
+
+// addFiller adds packages files of n unrelated functions each: the rest of
+// a large index, against which a few hundred documents are few.
+func addFiller(files map[string]string, packages, n int) {
+	var b strings.Builder
+	for f := range packages {
+		b.Reset()
+		fmt.Fprintf(&b, "package filler%d\n\n", f)
+		for i := range n {
+			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
+		}
+		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
 	}
 }

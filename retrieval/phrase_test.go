@@ -82,15 +82,7 @@ func TestNamedFunctionScoredOnTheWords(t *testing.T) {
 		}
 		files["many/"+word+".go"] = b.String()
 	}
-	// The rest of a large index, in which 300 documents are few.
-	for f := range 4 {
-		b.Reset()
-		fmt.Fprintf(&b, "package filler%d\n\n", f)
-		for i := range 1000 {
-			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
-		}
-		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
-	}
+	addFiller(files, 4, 1000)
 	_, st := wstest.Indexed(t, files)
 	resp, err := Query(context.Background(), st, Request{Text: "ptrace attach to a running process", Limit: 5, MinRelevance: -1})
 	if err != nil {

@@ -368,7 +368,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	// The common ones, searched only together, by whether the leading
 	// candidates hold them.
-	if err := completeHolding(ctx, st, cands, commonSearched(searched, df, req.Gate), weights, idf); err != nil {
+	common := commonSearched(searched, df, req.Gate)
+	if err := completeHolding(ctx, st, cands, common, weights, idf); err != nil {
 		return nil, err
 	}
 	// 3. Exact mentions: the message's own first, so that the prompt gate
@@ -415,7 +416,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	// A name the message spells, found without its words' lists, is
 	// scored on those words like the lexical candidates.
-	if err := completeNamed(ctx, st, cands, rare, commonSearched(searched, df, req.Gate), weights, idf); err != nil {
+	if err := completeNamed(ctx, st, cands, rare, common, weights, idf); err != nil {
 		return nil, err
 	}
 	for _, c := range cands {

@@ -75,7 +75,7 @@ func (x *Extractor) extract(ctx context.Context, lang *Language, q *sitter.Query
 		}
 		for _, n := range e.misreads {
 			start, end := n.StartByte(), n.EndByte()
-			if lang.family == "c" {
+			if lang.Name == "c" { // the macro name misread() accepted
 				calls = append(calls, ref{kind: EdgeCalls, name: string(src[start:end]), at: start, nameAt: start, line: int(n.StartPoint().Row) + 1})
 				text[start], text[start+1] = 'i', 'f'
 				for i := start + 2; i < end; i++ {
