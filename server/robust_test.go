@@ -297,18 +297,7 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 	zero := time.Duration(0)
 	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
 	c.initialize(root)
-	waitExists := func(what string) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(store.StatePath(root)); err == nil {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatal(what)
-			}
-		}
-	}
-	waitExists("no state file")
+	waitStateFile(t, root, "no state file")
 	// As `rm .ctxls/state.db*` would. (Removing the file alone while
 	// processes hold it open leaves its WAL behind for the next file of the
 	// name, which SQLite documents as a way to corrupt a database.)
@@ -317,7 +306,68 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitExists("the server did not reopen the store")
+	waitStateFile(t, root, "the server did not reopen the store")
+	waitActivityRecorded(t, c, root)
+}
+
+// An index another process created in place of the one the server opened
+// (a hook that ran first after `rm .ctxls/index.db*`) is the server's from
+// then on: it indexes the workspace into it.
+func TestIndexReplacedUnderRunningServer(t *testing.T) {
+	root := writeWorkspace(t)
+	zero := time.Duration(0)
+	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
+	c.initialize(root)
+	waitStateFile(t, root, "no state file")
+	ctx := context.Background()
+	other := t.TempDir()
+	st, err := store.Open(ctx, other, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// As `rm .ctxls/index.db-*` and a new index created in place would,
+	// but without a moment in which the path is missing.
+	for _, p := range []string{store.Path(root) + "-wal", store.Path(root) + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(store.Path(other), store.Path(root)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if st, err := store.Open(ctx, root, store.Options{ReadOnly: true}); err == nil {
+			n, _ := st.FileCount(ctx)
+			st.Close()
+			if n > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the workspace was not indexed into the index now at its path")
+		}
+	}
+}
+
+// waitStateFile fails the test with what unless the workspace's state file
+// exists within 10 s.
+func waitStateFile(t *testing.T, root, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(store.StatePath(root)); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(what)
+		}
+	}
+}
+
+// waitActivityRecorded fails the test unless editor activity reaches the
+// state file now at the workspace's path within 10 s.
+func waitActivityRecorded(t *testing.T, c *client, root string) {
+	t.Helper()
 	// Activity sent while the server reopens may still reach the old file,
 	// and the engine records only changes: switch between two files until
 	// one switch reaches the new file.
@@ -335,7 +385,7 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 			return
 		}
 	}
-	t.Fatal("no activity reached the new state file")
+	t.Fatal("no activity reached the state file at the workspace's path")
 }
 
 // An index with damaged pages (Open reads only the header) is set aside by

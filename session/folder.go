@@ -2,9 +2,7 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -203,32 +201,26 @@ func (f *Folder) sendReady() {
 	f.sess.status(st)
 }
 
-// storeDeleted says whether the index or the state file attached to it is
-// gone.
-func (f *Folder) storeDeleted() bool {
-	for _, p := range []string{store.Path(f.root), store.StatePath(f.root)} {
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return true
-		}
-	}
-	return false
-}
+// storeDisplaced says whether the index or the state file the folder's
+// store opened is gone from its path or replaced there (store.Displaced).
+func (f *Folder) storeDisplaced() bool { return f.store().Displaced() }
 
-// ensureStore reopens the index when its file was deleted under the running
-// server (rm -rf .ctxls, git clean -fdx): the open handle would otherwise
-// keep writing into an unlinked file no other process sees.
+// ensureStore reopens the index when its file or the state file was
+// deleted or replaced under the running server (rm -rf .ctxls, git clean
+// -fdx): the open handle would otherwise keep writing into an unlinked file
+// no other process sees.
 func (f *Folder) ensureStore(ctx context.Context) error {
-	if !f.storeDeleted() {
+	if !f.storeDisplaced() {
 		return nil
 	}
 	// Not indexMu: a long index run holds it, and the watcher calling this
 	// must not stall behind it.
 	f.reopenMu.Lock()
 	defer f.reopenMu.Unlock()
-	if !f.storeDeleted() {
+	if !f.storeDisplaced() {
 		return nil
 	}
-	f.log.Warn("index or state file deleted under the server; reopening")
+	f.log.Warn("index or state file deleted or replaced under the server; reopening")
 	st, err := store.Open(ctx, f.root, store.Options{})
 	if err != nil {
 		return fmt.Errorf("recreate index: %w", err)
@@ -377,7 +369,7 @@ func (f *Folder) close() {
 		f.watcher.close()
 	}
 	f.wg.Wait()
-	if len(pending) > 0 && !f.storeDeleted() {
+	if len(pending) > 0 && !f.storeDisplaced() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownFlush)
 		f.update(ctx, pending)
 		if len(unsaved) > 0 {

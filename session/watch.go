@@ -41,7 +41,9 @@ func (w *watcher) run() {
 				return
 			}
 			if w.tree.InStateDir(ev) {
-				if ev.Has(fsnotify.Remove) && (ev.Name == store.Path(w.f.root) || ev.Name == store.StatePath(w.f.root) || ev.Name == stateDir) {
+				// Create too: a file moved over the index or state file
+				// replaces it without a Remove (store.Displaced).
+				if ev.Has(fsnotify.Remove|fsnotify.Create) && (ev.Name == store.Path(w.f.root) || ev.Name == store.StatePath(w.f.root) || ev.Name == stateDir) {
 					if err := w.f.ensureStore(w.f.ctx); err != nil {
 						w.f.log.Error("recreate index", zap.Error(err))
 					}

@@ -232,6 +232,17 @@ func prepareState(ctx context.Context, path string, busy time.Duration) error {
 	return initState(ctx, path, busy)
 }
 
+// createDatabase creates the database file at path unless it exists, with
+// FilePerm: SQLite would create it readable by all (less the umask), and
+// its -wal and -shm files with its mode.
+func createDatabase(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // fileURI is path as an SQLite URI filename, with the characters a URI
 // gives meaning to escaped: a workspace's path may hold '%', '?' or '#'.
 func fileURI(path string) string { return "file:" + uriEscaper.Replace(path) }
@@ -282,13 +293,9 @@ func initState(ctx context.Context, path string, busy time.Duration) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	// Created here with FilePerm: SQLite would create it readable by all
-	// (less the umask), and its -wal and -shm files with its mode.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
-	if err != nil {
+	if err := createDatabase(path); err != nil {
 		return fmt.Errorf("open state %s: %w", path, err)
 	}
-	f.Close()
 	if _, err := db.ExecContext(ctx, "ATTACH DATABASE ? AS state", path); err != nil {
 		return classify(fmt.Errorf("open state %s: %w", path, err))
 	}

@@ -398,3 +398,46 @@ func TestStateWritesDoNotWaitForAnIndexWriter(t *testing.T) {
 		t.Errorf("index write during a state transaction: %v after %v", err, took)
 	}
 }
+
+// A store whose files were deleted and created anew under it says so, and
+// closing it leaves the new files alone: the last connection to a database
+// deletes its WAL by name, which now names the new database's WAL (SQLite
+// skips that for a database file no longer at its path).
+func TestDisplacedStoreLeavesTheNewFilesAlone(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	old := openTest(t, root)
+	if err := old.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "old.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if old.Displaced() {
+		t.Fatal("displaced before anything moved")
+	}
+	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	s := openTest(t, root)
+	if !old.Displaced() || s.Displaced() {
+		t.Fatalf("displaced: old %v, new %v; want true, false", old.Displaced(), s.Displaced())
+	}
+	if err := s.RecordActivity(ctx, Activity{Origin: "editor", Type: "file_open", Path: "new.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(StatePath(root) + "-wal"); err != nil {
+		t.Fatalf("the new state database's WAL: %v", err)
+	}
+	r, err := Open(ctx, root, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ws, err := r.WorkingSet(ctx, time.Now().Add(-time.Hour), 5)
+	if err != nil || len(ws) != 1 || ws[0] != "new.go" {
+		t.Fatalf("working set %v, %v; want [new.go]", ws, err)
+	}
+}

@@ -57,6 +57,36 @@ type Store struct {
 	// data_version read on it tells of other processes' commits
 	// (Generation).
 	single bool
+	// opened identifies the index and state files a writer opened
+	// (Displaced).
+	opened [2]os.FileInfo
+}
+
+// Displaced says whether the index or state file this writer opened is no
+// longer at its path: deleted (rm -rf .ctxls, git clean -fdx) or replaced
+// by a file another process created since. Either way its connections
+// write where no other process reads, and the path's existence alone does
+// not tell: a hook may create the new file before the server looks. A
+// read-only store is never displaced.
+func (s *Store) Displaced() bool {
+	if s.readOnly {
+		return false
+	}
+	for i, path := range []string{s.path, statePath(s.path)} {
+		fi, err := os.Stat(path)
+		if err != nil || s.opened[i] == nil || !os.SameFile(fi, s.opened[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteOpened records the files a writer opened, for Displaced.
+func (s *Store) noteOpened() *Store {
+	for i, path := range []string{s.path, statePath(s.path)} {
+		s.opened[i], _ = os.Stat(path)
+	}
+	return s
 }
 
 // Commits returns how many index write transactions this Store has
@@ -170,7 +200,7 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 			err = s.ensureIndexes(ctx)
 		}
 		if err == nil {
-			return s, nil
+			return s.noteOpened(), nil
 		}
 		s.Close()
 	}
@@ -199,7 +229,7 @@ func Open(ctx context.Context, root string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.Recovered = aside
-	return s, nil
+	return s.noteOpened(), nil
 }
 
 // idleConns is how many connections a pooled writer store (the language
@@ -233,11 +263,9 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// the file was deleted under a long-running process must fail, not
 		// create an empty database that hides the deletion from the
 		// process's check for it (the server's ensureStore) for good.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
-		if err != nil {
+		if err := createDatabase(path); err != nil {
 			return nil, fmt.Errorf("open index %s: %w", path, err)
 		}
-		f.Close()
 		dsn += "&mode=rw&_journal_mode=WAL&_synchronous=NORMAL"
 	}
 	db := sql.OpenDB(newConnector(dsn, statePath(path), opts.ReadOnly))
