@@ -115,16 +115,6 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		return err
 	}
 	defer st.Close()
-	// After Open, which may have moved a corrupt file aside for a new one:
-	// these are the files the daemon reads and writes.
-	held := map[string]os.FileInfo{}
-	for _, p := range []string{store.Path(opts.Root), store.StatePath(opts.Root)} {
-		info, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("hook daemon: %w", err)
-		}
-		held[p] = info
-	}
 
 	ln, sockInfo, err := listen(sock)
 	if err != nil {
@@ -152,7 +142,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		log.Warn("index was corrupt or not a ctxls index; moved aside for a new one", zap.String("moved", st.Recovered))
 	}
 	d.heal(ctx)
-	go d.watch(ctx, held, sock, sockInfo)
+	go d.watch(ctx, sock, sockInfo)
 	go d.follow(ctx)
 	log.Info("hook daemon listening", zap.String("root", opts.Root), zap.String("socket", sock))
 
@@ -249,7 +239,7 @@ var (
 )
 
 // watch stops the daemon when it is no longer wanted.
-func (d *daemon) watch(ctx context.Context, held map[string]os.FileInfo, sock string, sockInfo os.FileInfo) {
+func (d *daemon) watch(ctx context.Context, sock string, sockInfo os.FileInfo) {
 	t := time.NewTicker(checkEvery)
 	defer t.Stop()
 	for {
@@ -264,11 +254,9 @@ func (d *daemon) watch(ctx context.Context, held map[string]os.FileInfo, sock st
 		}
 		// Its connections would go on writing into files no other process
 		// reads.
-		for p, info := range held {
-			if now, err := os.Stat(p); err != nil || !os.SameFile(now, info) {
-				d.stop(errIndexGone)
-				return
-			}
+		if d.st.Displaced() {
+			d.stop(errIndexGone)
+			return
 		}
 		// Nobody can reach a daemon whose socket is gone (its directory
 		// was cleaned up): it would only wait out its idle time.
