@@ -40,8 +40,9 @@ import (
 // longer read as a function declared in a function; 16: TypeScript
 // overloads that begin with their type parameters no longer end their
 // interface, symbols/misread.go, and a C++ object constructed in a function
-// body is not a function, symbols.localFunction).
-const Version = "16"
+// body is not a function, symbols.localFunction; 17: Python's type aliases,
+// `type X = ...`, are declarations).
+const Version = "17"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -48,7 +48,7 @@ var facts = []struct {
 		[]string{"path", "./loader.js"},
 		map[string]string{"parseConfig": "Parses a config file."}, nil},
 	{"sample.py", "",
-		[]string{"variable LIMIT", "class Store", "method Store.save", "method Store.validate", "function helper"},
+		[]string{"variable LIMIT", "type Items", "class Store", "method Store.save", "method Store.validate", "function helper"},
 		[]string{"extends Base", "calls Store.validate", "calls helper", "calls osp.join", "references User"},
 		[]string{"os.path", ".models"},
 		map[string]string{"Store": "Keeps things.", "Store.save": "Save an item."},

@@ -5,6 +5,7 @@
   body: (block . (expression_statement (string) @doc))) @def.function
 (function_definition name: (identifier) @name) @def.function
 (module (expression_statement (assignment left: (identifier) @name) @def.variable))
+(module (type_alias_statement . (type (identifier) @name)) @def.type)
 
 (class_definition superclasses: (argument_list (identifier) @name)) @ref.extends
 (class_definition superclasses: (argument_list (attribute object: (_) @qualifier attribute: (identifier) @name))) @ref.extends

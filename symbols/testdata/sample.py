@@ -3,6 +3,8 @@ from .models import User
 
 LIMIT = 10
 
+type Items = list[User]
+
 
 class Store(Base):
     """Keeps things."""
