@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +61,58 @@ func addFiller(files map[string]string, packages, n int) {
 			fmt.Fprintf(&b, "func unrelated%dWord%d() {}\n", f, i)
 		}
 		files[fmt.Sprintf("filler%d/f.go", f)] = b.String()
+	}
+}
+
+// namedByPairs credits the entities whose names hold two of the searched
+// words, in any order, when one of the two is too common to rank alone and
+// the pair names few entities.
+func TestNamedByPairs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package module\n\nfunc loadModule() {}\nfunc moduleLoad() {}\nfunc loadConfig() {}\n")
+	for i := range maxRankedPostings + 200 {
+		fmt.Fprintf(&b, "func moduleParam%d() {}\n", i)
+	}
+	_, st := wstest.Indexed(t, map[string]string{"module/main.go": b.String()})
+	ctx := context.Background()
+	searched := []string{"config", "load", "param", "modul"}
+	df, _, err := st.TermStats(ctx, searched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights, idf := map[string]float64{}, map[string]float64{}
+	for _, term := range searched {
+		weights[term], idf[term] = 1, 2
+	}
+	cands := map[int64]*cand{}
+	get := func(id int64) *cand {
+		if cands[id] == nil {
+			cands[id] = &cand{id: id}
+		}
+		return cands[id]
+	}
+	if err := namedByPairs(ctx, st, searched, df, weights, idf, get); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, len(cands))
+	for id := range cands {
+		ids = append(ids, id)
+	}
+	ents, err := st.EntitiesByID(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for id, c := range cands {
+		got = append(got, ents[id].Name)
+		if want := 2 * holdCredit * 2; c.lex != want {
+			t.Errorf("%s: lexical %v, want %v (two terms held)", ents[id].Name, c.lex, want)
+		}
+	}
+	slices.Sort(got)
+	// loadConfig: both words rank on their own; moduleParam*: a pair in
+	// more than maxPairNames names.
+	if want := []string{"loadModule", "moduleLoad"}; !slices.Equal(got, want) {
+		t.Errorf("credited %v, want %v", got, want)
 	}
 }

@@ -21,6 +21,7 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"path"
@@ -222,6 +223,11 @@ const (
 	// conjunction must find before fewer terms are tried.
 	maxConjunction     = 4
 	minConjunctionHits = 20
+	// pairTerms is how many of the searched terms, the most informative,
+	// pair up in namedByPairs, and maxPairNames how many names a pair may
+	// hold and still credit them (decision 0126).
+	pairTerms    = 4
+	maxPairNames = 100
 )
 
 type cand struct {
@@ -353,6 +359,11 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	if err := searchTogether(ctx, st, long, weights, idf, get); err != nil {
 		return nil, err
+	}
+	if req.Gate != GatePrompt {
+		if err := namedByPairs(ctx, st, searched, df, weights, idf, get); err != nil {
+			return nil, err
+		}
 	}
 	// Each term's list holds only its best documents: complete the scores
 	// and term matches of the leading candidates, which decide the ranking
@@ -745,6 +756,44 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 			c.file = h.FileID
 			for _, t := range group {
 				c.add(t, h.Score*idf[t]*weights[t]/sum)
+			}
+		}
+	}
+	return nil
+}
+
+// namedByPairs adds the entities whose names hold two of the most
+// informative searched terms, at least one of them too common to rank
+// alone, when the pair names at most maxPairNames entities: each term of
+// the pair a candidate was not credited with counts holdCredit × its
+// weighted IDF, as a common word it holds does (decision 0126). In a large
+// index a common word's top list holds short documents (macros, fields),
+// and a long function named by two of the message's words ("loading a
+// kernel module": load_module) was in no list at all. For a deliberate
+// lookup, not the prompt hook, as commonSearched.
+func namedByPairs(ctx context.Context, st *store.Store, searched []string, df map[string]int, weights, idf map[string]float64, get func(int64) *cand) error {
+	top := searched[:min(len(searched), pairTerms)]
+	for i, a := range top {
+		for _, b := range top[i+1:] {
+			if df[a] <= maxRankedPostings && df[b] <= maxRankedPostings {
+				continue // both ranked on their own
+			}
+			hits, err := st.NamedByAll(ctx, []string{a, b}, maxPairNames+1)
+			if err != nil {
+				return err
+			}
+			if len(hits) > maxPairNames {
+				continue // a pair that common tells little
+			}
+			for _, h := range hits {
+				c := get(h.ID)
+				c.file = h.FileID
+				for _, t := range []string{a, b} {
+					if _, ok := c.matched[t]; !ok {
+						c.add(t, holdCredit*weights[t]*idf[t])
+					}
+				}
+				c.why = append(c.why, fmt.Sprintf("named by %q and %q", a, b))
 			}
 		}
 	}

@@ -635,6 +635,11 @@ func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int) ([
 	if err != nil {
 		return nil, classify(fmt.Errorf("names with %s: %w", phrase, err))
 	}
+	return scanNamed(rows)
+}
+
+// scanNamed reads rows of entity id, file id and name.
+func scanNamed(rows *sql.Rows) ([]NamedHit, error) {
 	defer rows.Close()
 	var out []NamedHit
 	for rows.Next() {
@@ -645,6 +650,26 @@ func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int) ([
 		out = append(out, h)
 	}
 	return out, classify(rows.Err())
+}
+
+// NamedByAll returns the entities whose names hold every one of terms as
+// parts, in any order and place ("load" and "modul": load_module,
+// sms_board_load_modules), at most limit, with their files and names; as
+// NamedByPhrase, ask for one more than is used to know whether there are
+// more. The names of a large index are few beside its bodies: words too
+// common to rank alone find their shared names in milliseconds.
+func (s *Store) NamedByAll(ctx context.Context, terms []string, limit int) ([]NamedHit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	match := `{name} : (` + andQuery(terms) + `)`
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
+		(SELECT rowid AS seq FROM fts WHERE fts MATCH ? LIMIT `+limitSQL(limit)+`) h
+		JOIN entities e ON e.seq = h.seq ORDER BY e.id`, match)
+	if err != nil {
+		return nil, classify(fmt.Errorf("names with %s: %w", match, err))
+	}
+	return scanNamed(rows)
 }
 
 // ScoreDocs returns, for one term, the BM25F score of each of ids that

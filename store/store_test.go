@@ -666,9 +666,9 @@ func TestSearchTiesIgnoreWriteOrder(t *testing.T) {
 	}
 }
 
-// NamedByPhrase finds names whose parts follow each other as the phrase's
-// terms do, in the name field only.
-func TestNamedByPhrase(t *testing.T) {
+// twoSampleFiles is an index of sampleFile at a.go (id 100) and b.go (110).
+func twoSampleFiles(t *testing.T) *Store {
+	t.Helper()
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
 	w, err := s.BeginWrite(ctx)
@@ -683,6 +683,43 @@ func TestNamedByPhrase(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// NamedByAll finds names that hold every term, in any order, in the name
+// field only.
+func TestNamedByAll(t *testing.T) {
+	s := twoSampleFiles(t)
+	tests := []struct {
+		terms []string
+		want  []int64
+	}{
+		{[]string{"listen", "serv"}, []int64{101, 111}},
+		{[]string{"serv", "listen"}, []int64{101, 111}}, // any order
+		{[]string{"listen", "serv", "net"}, nil},        // net is in the path field, not the name
+		{[]string{"listen", "http"}, nil},               // http is in the qualified name only
+		{nil, nil},
+	}
+	for _, tc := range tests {
+		hits, err := s.NamedByAll(context.Background(), tc.terms, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("NamedByAll(%q) = %v, want %v", tc.terms, got, tc.want)
+		}
+	}
+}
+
+// NamedByPhrase finds names whose parts follow each other as the phrase's
+// terms do, in the name field only.
+func TestNamedByPhrase(t *testing.T) {
+	ctx := context.Background()
+	s := twoSampleFiles(t)
 	tests := []struct {
 		terms []string
 		limit int
