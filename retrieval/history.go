@@ -3,9 +3,6 @@ package retrieval
 import (
 	"context"
 	"math"
-	"os"
-	"sort"
-	"strconv"
 
 	"github.com/ctxls/ctxls/store"
 )
@@ -100,27 +97,8 @@ func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[
 			out[p] += credit
 		}
 	}
-	if p := expPower(); p > 0 && len(out) > 0 {
-		paths := make([]string, 0, len(out))
-		for f := range out {
-			paths = append(paths, f)
-		}
-		sort.Strings(paths)
-		counts, err := st.FileCommitCounts(ctx, paths)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range paths {
-			out[f] /= math.Pow(float64(max(counts[f], 1)), p)
-		}
-	}
 	normalise(out)
 	return out, nil
-}
-
-func expPower() float64 {
-	v, _ := strconv.ParseFloat(os.Getenv("CTXLS_EXP_HP"), 64)
-	return v
 }
 
 // normalise scales m so that its largest value is 1.

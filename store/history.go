@@ -265,26 +265,3 @@ func (s *Store) FileIDsByPath(ctx context.Context, paths []string) (map[string]i
 	})
 	return out, err
 }
-
-// FileCommitCounts returns how many recorded commits touched each of paths
-// (paths no commit touched are absent).
-func (s *Store) FileCommitCounts(ctx context.Context, paths []string) (map[string]int, error) {
-	out := map[string]int{}
-	err := inChunks(paths, func(chunk []string) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT path, count(*) FROM commit_files WHERE path IN (`+placeholders(len(chunk))+`) GROUP BY path`, stringArgs(chunk)...)
-		if err != nil {
-			return classify(fmt.Errorf("file commit counts: %w", err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var p string
-			var n int
-			if err := rows.Scan(&p, &n); err != nil {
-				return classify(err)
-			}
-			out[p] = n
-		}
-		return classify(rows.Err())
-	})
-	return out, err
-}
