@@ -293,11 +293,7 @@ func TestIndexDeletedUnderRunningServer(t *testing.T) {
 // The state file alone deleted: the server reopens the store, so that the
 // activity it records reaches the new file other processes read.
 func TestStateFileDeletedUnderRunningServer(t *testing.T) {
-	root := writeWorkspace(t)
-	zero := time.Duration(0)
-	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
-	c.initialize(root)
-	waitStateFile(t, root, "no state file")
+	root, c := serveWithState(t)
 	// As `rm .ctxls/state.db*` would. (Removing the file alone while
 	// processes hold it open leaves its WAL behind for the next file of the
 	// name, which SQLite documents as a way to corrupt a database.)
@@ -314,11 +310,7 @@ func TestStateFileDeletedUnderRunningServer(t *testing.T) {
 // (a hook that ran first after `rm .ctxls/index.db*`) is the server's from
 // then on: it indexes the workspace into it.
 func TestIndexReplacedUnderRunningServer(t *testing.T) {
-	root := writeWorkspace(t)
-	zero := time.Duration(0)
-	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
-	c.initialize(root)
-	waitStateFile(t, root, "no state file")
+	root, _ := serveWithState(t)
 	ctx := context.Background()
 	other := t.TempDir()
 	st, err := store.Open(ctx, other, store.Options{})
@@ -348,6 +340,18 @@ func TestIndexReplacedUnderRunningServer(t *testing.T) {
 			t.Fatal("the workspace was not indexed into the index now at its path")
 		}
 	}
+}
+
+// serveWithState starts a server on a new workspace, without debounce,
+// and waits for its state file.
+func serveWithState(t *testing.T) (string, *client) {
+	t.Helper()
+	root := writeWorkspace(t)
+	zero := time.Duration(0)
+	c := startServer(t, Options{Debounce: &zero, BufferFlush: 50 * time.Millisecond})
+	c.initialize(root)
+	waitStateFile(t, root, "no state file")
+	return root, c
 }
 
 // waitStateFile fails the test with what unless the workspace's state file
