@@ -84,13 +84,7 @@ func TestNamedByPairs(t *testing.T) {
 	for _, term := range searched {
 		weights[term], idf[term] = 1, 2
 	}
-	cands := map[int64]*cand{}
-	get := func(id int64) *cand {
-		if cands[id] == nil {
-			cands[id] = &cand{id: id}
-		}
-		return cands[id]
-	}
+	cands, get := newCands()
 	if err := namedByPairs(ctx, st, searched, df, weights, idf, get); err != nil {
 		t.Fatal(err)
 	}

@@ -360,7 +360,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if err := searchTogether(ctx, st, long, weights, idf, get); err != nil {
 		return nil, err
 	}
-	if req.Gate != GatePrompt {
+	if seeksFit(req.Gate) {
 		if err := namedByPairs(ctx, st, searched, df, weights, idf, get); err != nil {
 			return nil, err
 		}
@@ -769,8 +769,8 @@ func searchTogether(ctx context.Context, st *store.Store, terms []string, weight
 // weighted IDF, as a common word it holds does (decision 0126). In a large
 // index a common word's top list holds short documents (macros, fields),
 // and a long function named by two of the message's words ("loading a
-// kernel module": load_module) was in no list at all. For a deliberate
-// lookup, not the prompt hook, as commonSearched.
+// kernel module": load_module) was in no list at all. Only where the seeks
+// fit (seeksFit).
 func namedByPairs(ctx context.Context, st *store.Store, searched []string, df map[string]int, weights, idf map[string]float64, get func(int64) *cand) error {
 	top := searched[:min(len(searched), pairTerms)]
 	for i, a := range top {
@@ -886,12 +886,17 @@ func (c *cand) add(t string, v float64) {
 	c.matched[t] = v
 }
 
+// seeksFit says whether a request can afford the index seeks that look past
+// the words' top lists (the common words candidates hold, the names that
+// hold a pair): a deliberate lookup can, the prompt hook's latency budget
+// cannot (decisions 0116, 0126).
+func seeksFit(gate Gate) bool { return gate != GatePrompt }
+
 // commonSearched returns the searched terms whose lists were searched only
-// together, which completion checks by whether a candidate holds them: for a
-// deliberate lookup, not for the prompt hook, whose latency budget the
-// seeks do not fit (decision 0116).
+// together, which completion checks by whether a candidate holds them, when
+// the seeks fit the request.
 func commonSearched(searched []string, df map[string]int, gate Gate) []string {
-	if gate == GatePrompt {
+	if !seeksFit(gate) {
 		return nil
 	}
 	var common []string

@@ -21,13 +21,7 @@ func TestSearchTogether(t *testing.T) {
 	for _, w := range terms {
 		weights[w], idf[w] = 1, 1
 	}
-	cands := map[int64]*cand{}
-	get := func(id int64) *cand {
-		if cands[id] == nil {
-			cands[id] = &cand{id: id}
-		}
-		return cands[id]
-	}
+	cands, get := newCands()
 	if err := searchTogether(ctx, st, terms, weights, idf, get); err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +56,17 @@ func TestSearchTogether(t *testing.T) {
 	}
 	if len(cands) != 0 {
 		t.Fatalf("candidates = %d, want none", len(cands))
+	}
+}
+
+// newCands returns an empty candidate set and the get function Query
+// passes to its steps.
+func newCands() (map[int64]*cand, func(int64) *cand) {
+	cands := map[int64]*cand{}
+	return cands, func(id int64) *cand {
+		if cands[id] == nil {
+			cands[id] = &cand{id: id}
+		}
+		return cands[id]
 	}
 }

@@ -16,6 +16,17 @@ import (
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
+// removeState removes root's state database with its WAL and shared
+// memory, as `rm .ctxls/state.db*` would.
+func removeState(t *testing.T, root string) {
+	t.Helper()
+	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+}
+
 // tablesIn lists the tables of one schema of s's connections.
 func tablesIn(t *testing.T, s *Store, schema string) map[string]bool {
 	t.Helper()
@@ -71,9 +82,7 @@ func TestReaderWithoutStateSeesNoActivity(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	openTest(t, root).Close()
-	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
-		os.Remove(p)
-	}
+	removeState(t, root)
 	s, err := Open(ctx, root, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +127,7 @@ func TestBadStateIsMovedAsideKeepingTheIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
-				os.Remove(p)
-			}
+			removeState(t, root)
 			if err := content(StatePath(root)); err != nil {
 				t.Fatal(err)
 			}
@@ -413,11 +420,7 @@ func TestDisplacedStoreLeavesTheNewFilesAlone(t *testing.T) {
 	if old.Displaced() {
 		t.Fatal("displaced before anything moved")
 	}
-	for _, p := range []string{StatePath(root), StatePath(root) + "-wal", StatePath(root) + "-shm"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			t.Fatal(err)
-		}
-	}
+	removeState(t, root)
 	s := openTest(t, root)
 	if !old.Displaced() || s.Displaced() {
 		t.Fatalf("displaced: old %v, new %v; want true, false", old.Displaced(), s.Displaced())
