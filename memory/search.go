@@ -78,6 +78,15 @@ func (s *Store) sync(ctx context.Context, dirs map[Scope]string) (SyncStats, err
 // per transaction.
 func (s *Store) syncParsed(ctx context.Context, dirs map[Scope]string, cur map[string]fileStat, parsed map[string]*Memory, batch int) (SyncStats, error) {
 	var stats SyncStats
+	// Terms of another analyzer would not meet a query's: analyze every
+	// memory again, of every scope.
+	forgot, err := s.index.ForgetMemoriesAnalyzedBefore(ctx, analyzer.Version)
+	if err != nil {
+		return stats, err
+	}
+	if all := s.Dirs(); forgot && len(dirs) < len(all) {
+		dirs, cur = all, nil
+	}
 	if cur == nil {
 		cur = map[string]fileStat{}
 		for sc, dir := range dirs {
@@ -492,7 +501,8 @@ func (s *Store) SyncIfChanged(ctx context.Context, maxAge time.Duration) (SyncSt
 	at, _ := s.index.StateValue(ctx, "memory_sync_at")
 	known, _ := s.index.Meta(ctx, "memory_sync_dirs")
 	last, _ := s.index.Meta(ctx, "memory_sync_signature")
-	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && known != "" && s.now().Sub(t) < maxAge &&
+	analyzed, _ := s.index.Meta(ctx, store.MetaMemoryAnalyzer)
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && known != "" && s.now().Sub(t) < maxAge && analyzed == analyzer.Version &&
 		dirSignature(strings.Split(known, "\n")) == last {
 		return SyncStats{}, nil
 	}

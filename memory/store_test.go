@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -384,5 +385,41 @@ func TestIdleSyncLeavesTheIndexAlone(t *testing.T) {
 	at, _ := s.index.StateValue(ctx, "memory_sync_at")
 	if at != now.Format(time.RFC3339Nano) {
 		t.Errorf("sync time noted %q, want %q", at, now.Format(time.RFC3339Nano))
+	}
+}
+
+// Memories indexed by another analyzer are analyzed again, though their
+// files did not change: a query analyzed by this build would miss terms
+// whose analysis changed.
+func TestSyncAnalyzesAgainAfterAnAnalyzerChange(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	ctx := context.Background()
+	dir := filepath.Join(root, ".claude", "memory")
+	os.MkdirAll(dir, 0o755)
+	for _, slug := range []string{"gotcha-a", "gotcha-b"} {
+		data, _ := Marshal(newMem(slug, Gotcha, "x"))
+		os.WriteFile(filepath.Join(dir, slug+".md"), data, 0o644)
+	}
+	if st, err := s.SyncIfChanged(ctx, time.Minute); err != nil || st.Indexed != 2 {
+		t.Fatalf("first sync: %+v %v", st, err)
+	}
+	if err := s.index.SetMeta(ctx, store.MetaMemoryAnalyzer, "an older analyzer"); err != nil {
+		t.Fatal(err)
+	}
+	// Within maxAge and with no directory changed: synced all the same.
+	if st, err := s.SyncIfChanged(ctx, time.Minute); err != nil || st.Indexed != 2 {
+		t.Errorf("sync after an analyzer change: %+v %v, want both memories analyzed again", st, err)
+	}
+	if v, _ := s.index.Meta(ctx, store.MetaMemoryAnalyzer); v != analyzer.Version {
+		t.Errorf("memory_analyzer = %q, want %q", v, analyzer.Version)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "gotcha"}); len(hits) != 2 {
+		t.Errorf("search after the new analysis: %d hits", len(hits))
+	}
+	if st, _ := s.Sync(ctx); st.Indexed != 0 {
+		t.Errorf("a sync after that analyzed again: %+v", st)
 	}
 }

@@ -131,6 +131,51 @@ func (s *Store) WriteMemories(ctx context.Context, gone []int64, rows []MemoryRo
 	return nil
 }
 
+// MetaMemoryAnalyzer is the meta key of the analyzer version the indexed
+// memories' terms were written with.
+const MetaMemoryAnalyzer = "memory_analyzer"
+
+// ForgetMemoriesAnalyzedBefore empties the memory index when its terms were
+// written by another analyzer version than version, and records version,
+// in one transaction. Memories are synced by size and time, which an
+// analyzer change leaves alone: emptied, the next syncs analyze every file
+// again, keeping their progress across calls cut short as any sync does.
+// It reports whether it emptied the index.
+func (s *Store) ForgetMemoriesAnalyzedBefore(ctx context.Context, version string) (bool, error) {
+	if v, err := s.Meta(ctx, MetaMemoryAnalyzer); err != nil || v == version {
+		return false, err
+	}
+	qctx := quick(ctx)
+	tx, err := s.beginIndexWrite(qctx)
+	if err != nil {
+		return false, fmt.Errorf("update memory index: %w", err)
+	}
+	defer tx.Rollback()
+	var v string
+	err = tx.QueryRowContext(qctx, `SELECT value FROM meta WHERE key = ?`, MetaMemoryAnalyzer).Scan(&v)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, classify(fmt.Errorf("update memory index: %w", err))
+	}
+	if v == version { // another process did it meanwhile
+		return false, nil
+	}
+	for _, q := range []string{
+		`INSERT INTO fts_memories(fts_memories) VALUES('delete-all')`,
+		`DELETE FROM memories`,
+	} {
+		if _, err := tx.ExecContext(qctx, q); err != nil {
+			return false, classify(fmt.Errorf("update memory index: %w", err))
+		}
+	}
+	if _, err := tx.ExecContext(qctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, MetaMemoryAnalyzer, version); err != nil {
+		return false, classify(fmt.Errorf("update memory index: %w", err))
+	}
+	if err := tx.Commit(); err != nil {
+		return false, classify(fmt.Errorf("update memory index: %w", err))
+	}
+	return true, nil
+}
+
 // MemorySummary is what a search or a lookup reads of a memory.
 type MemorySummary struct {
 	Scope, Slug, Type, Title, Path string

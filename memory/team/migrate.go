@@ -72,6 +72,15 @@ CREATE INDEX terms_slug ON terms (project, slug);
 -- BM25's collection statistics come from this index, not the wide rows.
 CREATE INDEX memories_doclen ON memories (project) INCLUDE (doclen);
 `},
+	{2, "the analyzer of each project's terms", `
+-- analyzers records the analyzer version each project's terms were
+-- written with, so that a build with another analysis writes them again
+-- (Store.reanalyze).
+CREATE TABLE analyzers (
+	project text PRIMARY KEY,
+	version text NOT NULL
+);
+`},
 }
 
 // SchemaVersion is the schema version this build writes and reads.
@@ -99,6 +108,18 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string) (int, error) {
 	if have == SchemaVersion() {
 		return have, nil
 	}
+	v, err := upgrade(ctx, conn, schema)
+	if err != nil && have > 0 && insufficientPrivilege(err) {
+		// A role that may only read (hooks) opens a schema that no
+		// writer has upgraded yet at its version: each step adds what
+		// the reads of the versions before it do not need.
+		return have, nil
+	}
+	return v, err
+}
+
+// upgrade applies the migrations the schema lacks, under the advisory lock.
+func upgrade(ctx context.Context, conn *pgx.Conn, schema string) (int, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("migrate: %w", err)
@@ -124,6 +145,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string) (int, error) {
 		version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return 0, fmt.Errorf("migrate: %w", explain(err))
 	}
+	var have int
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+ident+`.schema_migrations`).Scan(&have); err != nil {
 		return 0, fmt.Errorf("migrate: read version: %w", err)
 	}
@@ -156,11 +178,17 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string) (int, error) {
 // explain adds a hint to the errors a misconfigured role or database
 // gives, which would otherwise read as internal failures.
 func explain(err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+	if insufficientPrivilege(err) {
 		return fmt.Errorf("%w (the role lacks the right: see docs/TEAM-MEMORY.md, roles)", err)
 	}
 	return err
+}
+
+// insufficientPrivilege reports whether the server refused err's statement
+// for the role's rights.
+func insufficientPrivilege(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42501"
 }
 
 // currentVersion is the schema's version, 0 when it has no migrations table.

@@ -103,6 +103,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.version, err = migrate(ctx, c.Conn(), s.schema)
 		return err
 	})
+	if err == nil {
+		err = s.reanalyze(ctx)
+	}
 	if err != nil {
 		s.pool.Close()
 		return nil, classify(err)

@@ -393,22 +393,7 @@ func TestReaderRole(t *testing.T) {
 	if _, err := w.Write(ctx, newMem("decision-readable", memory.Decision, "x")); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, q := range []string{
-		`DROP ROLE IF EXISTS ctxls_reader_test`,
-		`CREATE ROLE ctxls_reader_test LOGIN`,
-		`GRANT USAGE ON SCHEMA ` + schema + ` TO ctxls_reader_test`,
-		`GRANT SELECT ON ALL TABLES IN SCHEMA ` + schema + ` TO ctxls_reader_test`,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	dsn := strings.Replace(srv.DSN, "postgres@", "ctxls_reader_test@", 1)
+	dsn := readerRole(t, srv.DSN, schema, "ctxls_reader_test")
 	r, err := Open(ctx, Options{DSN: dsn, Schema: schema, Project: "acme/app"})
 	if err != nil {
 		t.Fatalf("reader open: %v", err)
