@@ -41,8 +41,9 @@ import (
 // overloads that begin with their type parameters no longer end their
 // interface, symbols/misread.go, and a C++ object constructed in a function
 // body is not a function, symbols.localFunction; 17: Python's type aliases,
-// `type X = ...`, are declarations).
-const Version = "17"
+// `type X = ...`, are declarations; 18: a noun derived from a verb shares
+// the verb's term, derive).
+const Version = "18"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.
@@ -158,7 +159,39 @@ func Term(part string) (term string, ok bool) {
 		// whole (they still match exactly).
 		return p, true
 	}
-	return english.Stem(p, false), true
+	return derive(english.Stem(p, false)), true
+}
+
+// derivations rewrite the end of a Snowball stem where the English stemmer
+// leaves a noun and the verb it derives from apart: "notification" →
+// "notif" but "notify" → "notifi"; "retransmission" → "retransmiss" but
+// "retransmit" → "retransmit"; "decision" → "decis" but "decide" →
+// "decid". A message describes behaviour with the noun ("on notification",
+// "permission denied") where code names the verb (notify, permit), so the
+// two must be one term (decision 0127). Each rule is a regular suffix
+// alternation of English morphology (Krovetz's stemmer makes the same
+// merges from a dictionary), not a list of words; a rule applies only
+// with a letter before the suffix, so "miss" and "vis" stay as they are.
+var derivations = [...]struct{ suffix, with string }{
+	{"ifi", "if"},    // notify, notified, notifier → notification
+	{"miss", "mit"},  // transmission, permission, submission → transmit
+	{"mitt", "mit"},  // committer, emitter, transmitter → commit, emit
+	{"sumpt", "sum"}, // consumption, assumption → consume
+	{"cis", "cid"},   // decision, precision → decide, precise
+	{"vis", "vid"},   // division, provision → divide, provide
+	{"clus", "clud"}, // inclusion, exclusion → include
+	{"trus", "trud"}, // intrusion, extrusion → intrude
+	{"plos", "plod"}, // explosion → explode
+}
+
+// derive rewrites a stem's derivational suffix (see derivations).
+func derive(stem string) string {
+	for _, d := range derivations {
+		if len(stem) > len(d.suffix) && strings.HasSuffix(stem, d.suffix) {
+			return stem[:len(stem)-len(d.suffix)] + d.with
+		}
+	}
+	return stem
 }
 
 // IsStopWord reports whether w (lower-case) carries no retrieval value: an

@@ -3,6 +3,8 @@ package analyzer
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kljensen/snowball/english"
 )
 
 func TestSplitIdentifier(t *testing.T) {
@@ -74,4 +76,36 @@ func FuzzTerms(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDerivedNounsShareTheVerbsTerm(t *testing.T) {
+	tests := []struct{ noun, verb string }{
+		{"notification", "notify"},
+		{"notifications", "notified"},
+		{"verification", "verifier"},
+		{"retransmission", "retransmit"},
+		{"permission", "permitted"},
+		{"committer", "commit"},
+		{"emitter", "emit"},
+		{"consumption", "consume"},
+		{"decision", "decide"},
+		{"division", "divide"},
+		{"inclusion", "include"},
+		{"intrusion", "intrude"},
+		{"explosion", "explode"},
+	}
+	for _, tt := range tests {
+		n, _ := Term(tt.noun)
+		v, _ := Term(tt.verb)
+		if n != v {
+			t.Errorf("Term(%q) = %q, Term(%q) = %q: want one term", tt.noun, n, tt.verb, v)
+		}
+	}
+	// Words that merely end like a derivation keep their own term.
+	for _, w := range []string{"miss", "vis", "missing", "visit", "client", "trust"} {
+		got, _ := Term(w)
+		if want := english.Stem(w, false); got != want {
+			t.Errorf("Term(%q) = %q, want the stem %q", w, got, want)
+		}
+	}
 }
