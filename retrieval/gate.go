@@ -164,12 +164,13 @@ func isProse(p string) bool {
 // whole-file evidence finds the file a change belongs in
 // far more often than any one entity's score does (decision 0091), and a
 // few entities of the right files are worth more to the assistant than ten
-// scattered ones. A focus file none of whose entities is a candidate is
-// shown by its outline (its file entity), in brief when the file's own
-// relevance is below minRelevance. The files up to the first
+// scattered ones. A file none of whose entities is a candidate is shown
+// by a stand-in (fileStandIn: the best file by its declaration that best
+// matches terms), in brief when the file's own relevance is below
+// minRelevance. The files up to the first
 // focusPointerFiles that the focus leaves out are named in brief by their
 // best candidate, else their file.
-func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files []FileResult, minRelevance float64) ([]Result, error) {
+func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files []FileResult, terms []string, minRelevance float64) ([]Result, error) {
 	focus := min(len(files), focusFiles)
 	for i := 1; i < focus; i++ {
 		if files[i].Score < focusScoreShare*files[0].Score {
@@ -194,21 +195,52 @@ func focusOnFiles(ctx context.Context, st *store.Store, results []Result, files 
 	var out []Result
 	for i, rs := range byFile {
 		if len(rs) == 0 {
-			e, ok, err := st.FileEntity(ctx, files[i].Path)
+			r, ok, err := fileStandIn(ctx, st, files[i], terms, i == 0)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				d := detailAt(i, focus)
+				r.Detail = detailAt(i, focus)
 				if files[i].Relevance < minRelevance {
-					d = DetailBrief
+					r.Detail = DetailBrief
 				}
-				rs = []Result{{Entity: e, Score: files[i].Score, Relevance: files[i].Relevance, Why: []string{"best file"}, Detail: d}}
+				rs = []Result{r}
 			}
 		}
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// fileStandIn is what shows a ranked file none of whose declarations is a
+// candidate: the best file by its declaration that best matches the
+// message's terms (the file ranked on its whole text, so some part of it
+// holds them, and its outline alone names only the class of a Java or C#
+// file), any other file, or a best file none of whose declarations holds
+// a term, by its outline (its file entity). Only the best file: the
+// others are shown short, and their code was less often a file of the
+// change than their outline cost (decision 0091's amendment of stop 34).
+func fileStandIn(ctx context.Context, st *store.Store, f FileResult, terms []string, best bool) (Result, bool, error) {
+	r := Result{Score: f.Score, Relevance: f.Relevance, Why: []string{"best file"}}
+	if best {
+		hits, err := st.BestInFile(ctx, f.Path, terms, fieldWeights, 1)
+		if err != nil {
+			return r, false, err
+		}
+		if len(hits) > 0 {
+			ents, err := st.EntitiesByID(ctx, []int64{hits[0].ID})
+			if err != nil {
+				return r, false, err
+			}
+			if e, ok := ents[hits[0].ID]; ok {
+				r.Entity, r.Why = e, []string{"best of the file"}
+				return r, true, nil
+			}
+		}
+	}
+	e, ok, err := st.FileEntity(ctx, f.Path)
+	r.Entity = e
+	return r, ok, err
 }
 
 // detailAt is how much focusOnFiles shows of the entities of the file at

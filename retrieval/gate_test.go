@@ -128,7 +128,7 @@ func TestFocusDropsDistantFiles(t *testing.T) {
 					results = append(results, Result{Entity: store.Entity{ID: int64(10*i + k + 1), Path: p, Name: "F"}, Score: sc})
 				}
 			}
-			got, err := focusOnFiles(context.Background(), nil, results, files, 2)
+			got, err := focusOnFiles(context.Background(), nil, results, files, nil, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,5 +242,72 @@ func checkShown(t *testing.T, what, markdown string, want, not []string) {
 		if strings.Contains(markdown, n) {
 			t.Errorf("%s shows %q:\n%s", what, n, markdown)
 		}
+	}
+}
+
+// A ranked file with no candidate stands in by its declaration that best
+// matches the message, not by an outline that names only its class.
+func TestFileStandIn(t *testing.T) {
+	src := `package org.example;
+
+/** An attribute of an element. */
+public class Attribute {
+    private String key;
+    private String value;
+
+    /** Returns the key. */
+    public String getKey() { return key; }
+
+    /** Writes the value, escaping quotes and angle brackets. */
+    void escapeValue(StringBuilder out) {
+        for (char c : value.toCharArray()) {
+            if (c == '<') out.append("&lt;"); else out.append(c);
+        }
+    }
+}
+`
+	other := strings.ReplaceAll(strings.ReplaceAll(src, "Attribute", "Property"), "escapeValue", "quoteValue")
+	_, st := wstest.Indexed(t, map[string]string{
+		"src/main/java/org/example/Attribute.java": src,
+		"src/main/java/org/example/Property.java":  other,
+	})
+	ctx := context.Background()
+	f := FileResult{Path: "src/main/java/org/example/Attribute.java", Score: 2, Relevance: 0.4}
+	terms := analyzer.Terms("escape the value when serializing")
+	tests := []struct {
+		best     bool
+		terms    []string
+		wantKind string
+		wantName string
+	}{
+		{true, terms, "method", "escapeValue"},
+		{false, terms, "file", "Attribute.java"},
+		{true, analyzer.Terms("nothing here matches"), "file", "Attribute.java"},
+	}
+	for _, tt := range tests {
+		r, ok, err := fileStandIn(ctx, st, f, tt.terms, tt.best)
+		if err != nil || !ok {
+			t.Fatalf("fileStandIn(%v, %v) = %v, %v", tt.terms, tt.best, ok, err)
+		}
+		if r.Entity.Kind != tt.wantKind || r.Entity.Name != tt.wantName {
+			t.Errorf("fileStandIn(%v, best file %v) = %s %s, want %s %s", tt.terms, tt.best, r.Entity.Kind, r.Entity.Name, tt.wantKind, tt.wantName)
+		}
+		if r.Score != f.Score || r.Relevance != f.Relevance {
+			t.Errorf("stand-in scored %v / %v, want the file's %v / %v", r.Score, r.Relevance, f.Score, f.Relevance)
+		}
+	}
+	// In the focus, the best file stands in by its code, the next by its
+	// outline.
+	files := []FileResult{f, {Path: "src/main/java/org/example/Property.java", Score: 1.9, Relevance: 0.4}}
+	got, err := focusOnFiles(ctx, st, nil, files, terms, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, r := range got {
+		shown = append(shown, r.Entity.Kind+" "+r.Entity.Name)
+	}
+	if want := []string{"method escapeValue", "file Property.java"}; !slices.Equal(shown, want) {
+		t.Errorf("focus = %v, want %v", shown, want)
 	}
 }

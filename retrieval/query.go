@@ -595,7 +595,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if !wantDocs {
 			files = slices.DeleteFunc(slices.Clone(files), func(f FileResult) bool { return isProse(f.Path) })
 		}
-		focused, err := focusOnFiles(ctx, st, results, files, max(req.MinRelevance, 0))
+		focused, err := focusOnFiles(ctx, st, results, files, searched, max(req.MinRelevance, 0))
 		if err != nil {
 			return nil, err
 		}

@@ -672,6 +672,26 @@ func (s *Store) NamedByAll(ctx context.Context, terms []string, limit int) ([]Na
 	return scanNamed(rows)
 }
 
+// BestInFile returns the declarations of the file at path whose full-text
+// documents hold any of terms, best first by weighted BM25, at most limit:
+// what of a file to show when the file ranks high on its whole text but
+// none of its declarations made the candidates.
+func (s *Store) BestInFile(ctx context.Context, path string, terms []string, w FieldWeights, limit int) ([]Hit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
+		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		 WHERE fts MATCH ? AND rowid IN (SELECT e.seq FROM entities e JOIN files f ON f.id = e.file_id
+			WHERE f.path = ? AND e.kind != 'file')) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
+		w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms), path)
+	if err != nil {
+		return nil, classify(fmt.Errorf("best of %s: %w", path, err))
+	}
+	return scanHits(rows)
+}
+
 // ScoreDocs returns, for one term, the BM25F score of each of ids that
 // contains it (ids without the term are absent).
 func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids []int64) (map[int64]float64, error) {
