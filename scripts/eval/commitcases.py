@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Build commit-based retrieval cases (JSONL) for Java from a bare git mirror.
+
+Python 3 stdlib + git only.  The rules mirror ../shared/eval/README.md ("Commit cases come
+from ..."), which describes how the dev cases in shared/eval/cases/ were built:
+
+  python3 scripts/eval/commitcases.py --mirror /work/.mirror/jhy+jsoup/repo --repo jhy/jsoup \
+      --limit 150 --out /tmp/javacases/jhy__jsoup.commit.jsonl
+
+One JSON object per line, exactly the keys
+  {"id", "repo", "base", "query", "gold", "source": "commit", "lexical"}
+with id = "<repo name>-commit-<first 12 hex of the fix commit>", base = the fix commit's first
+(only) parent, query = cleaned commit message (subject + body), gold = sorted gold paths.
+
+Rules (README -> what this script does):
+
+* Non-merge commits of the mirror's HEAD branch (`git log --no-merges --date-order HEAD`); root
+  commits are skipped (no base).
+* Message = subject + body with issue refs / URLs / sign-offs removed: trailer lines
+  (Signed-off-by, Co-authored-by, Reviewed-by, Change-Id, PiperOrigin-RevId, git-svn-id, ...)
+  are dropped; URLs (also scheme-less `host.com/path`), `#123`, `owner/repo#123`, `gh-123` and
+  the number of `issue 123` / `bug 123` are removed (the word itself stays, as in the dev set:
+  "Fixes Issue"); brackets that held only references ("(#12)", "(fixes #12)") go with them, as
+  does a dangling "Fixes"/"See" before punctuation; lines left with only a ref keyword or
+  punctuation are dropped; runs of blank lines collapse to one.  At least 6 words must remain (a word = a
+  whitespace-separated token containing a letter or digit).
+* Subjects that are not a fix/feature description are dropped: subjects starting with chore,
+  doc(s), javadoc, ci, build, bump, typo, lint, style, format(ting), release, version, prepare
+  release, [maven-release-plugin], changelog, readme, merge, revert (a revert describes the
+  change it undoes), or subjects containing the word "typo(s)", or of the form
+  "fix/update/improve javadoc|docs|comments|readme|changelog ...".
+* The commit touched 1-3 gold-eligible source files (counted over added, modified and deleted
+  files, renames seen as delete + add via --no-renames); gold = those of them that exist at the
+  base (status M/D/T against the first parent), and there must be at least one.
+* Gold-eligible = a .java file that is not test/doc/example/benchmark/vendored/generated.  The
+  path rules are those of shared/eval/bm25_baseline.py (is_candidate for lang "java": hidden dirs,
+  test dirs such as src/test/, test-ish dir names such as test-jpms or shrinker-test,
+  *Test/*Tests/*TestCase/*IT.java, package-info.java, doc/example/sample/script dirs, vendored
+  dirs, bench/benchmark(s)/jmh/fixtures dirs) plus, for this Java set: dirs whose name contains
+  "example", "sample" or "benchmark" (e.g. gson's wsexample/), dirs named "perf", "metrics" or
+  "caliper" (gson's metrics/ module holds Caliper benchmarks), files named *Benchmark(s).java,
+  files importing com.google.caliper / org.openjdk.jmh, and the SVN-import copies under a
+  top-level tags/ or branches/ dir (old gson history).  Generated = the base version carries a
+  "Code generated ... DO NOT EDIT" or "@generated" header in its first 4 KiB (as in the baseline).
+* Docs commits whose subject does not say so: a commit is dropped when every line it changed
+  in its gold files (`git diff -U0 -w`, so whitespace-only changes vanish) is blank or a
+  comment/javadoc line (`//`, `/*`, `*`) and it added no eligible file.
+* lexical = the query contains, verbatim (case-sensitive, not inside a longer identifier), a
+  gold file's basename stem or the name of a method/class the fix changed.  "Changed" is
+  APPROXIMATED from `git diff -U0 BASE COMMIT -- <gold>` with git's builtin java funcname
+  pattern (diff=java via core.attributesFile): (a) the declaration named in each hunk header
+  (the enclosing method/class above the hunk; for a change between two members this is the
+  member before it), and (b) declarations on the added/removed lines themselves.  Declarations
+  are found with regexes: `class|interface|enum|record|@interface NAME`, and method /
+  constructor heads `[annotations] [modifiers] [<T>] Type name(` or `modifier(s) Name(`.
+  Fields/locals and enum constants are not counted (so the enclosing constant of a state-machine
+  enum, e.g. jsoup's HtmlTreeBuilderState.InTable, is missed: the hunk header names the method
+  inside it); names shorter than 3 characters and Java keywords are ignored.  Common method
+  names (get, close, process) do count when they appear as words in the query.
+* Sampling: up to --limit cases per repository with random.Random(7) (--seed), biased towards
+  newer commits: eligible commits are ranked oldest = 1 .. newest = N and drawn without
+  replacement with weight = rank (Efraimidis-Spirakis keys u ** (1 / rank)), so the newest
+  commit is N times as likely per draw as the oldest.  Output is sorted oldest -> newest.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+
+# ------------------------------------------------------------------ gold eligibility (java)
+# Path rules copied from shared/eval/bm25_baseline.py (is_candidate / is_excluded_path for java),
+# plus a few Java-specific extras (see the docstring).
+TEST_DIRS = {"test", "tests", "testing", "testsuite", "testdata", "testutil", "testutils",
+             "__tests__", "e2e"}
+VENDOR_DIRS = {"vendor", "vendored", "vendored_packages", "_vendor", "third_party", "thirdparty",
+               "node_modules", "extern", "external"}
+DOC_DIRS = {"doc", "docs", "example", "examples", "_examples", "sample", "samples", "script",
+            "scripts"}
+JAVA_EXTRA_DIRS = {"bench", "benchmark", "benchmarks", "jmh", "fixtures"}
+_TESTISH_DIR_RE = re.compile(r"(^|[-_])(tests?|e2e)([-_]|$)")
+_JAVA_TEST_FILE_RE = re.compile(r"(Test|Tests|TestCase|IT)\.java$")
+_GEN_HEADER_RE = re.compile(rb"^(//|#) Code generated .* DO NOT EDIT\.?\s*$|@generated", re.M)
+# extras for this Java set
+MORE_EXCLUDED_DIRS = {"perf", "metrics", "caliper"}
+_DIR_SUBSTR_RE = re.compile(r"example|sample|benchmark")
+_BENCH_FILE_RE = re.compile(r"Benchmarks?\.java$")
+_BENCH_IMPORT_RE = re.compile(rb"^\s*import\s+(static\s+)?(com\.google\.caliper|org\.openjdk\.jmh)\.", re.M)
+SVN_COPY_TOP = {"tags", "branches"}
+
+
+def is_eligible_path(path):
+    if not path.endswith(".java"):
+        return False
+    parts = path.split("/")
+    dirs = [p.lower() for p in parts[:-1]]
+    base = parts[-1]
+    if dirs and dirs[0] in SVN_COPY_TOP:
+        return False
+    for d in dirs:
+        if (d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS
+                or d in JAVA_EXTRA_DIRS or _TESTISH_DIR_RE.search(d)
+                or d in MORE_EXCLUDED_DIRS or _DIR_SUBSTR_RE.search(d)):
+            return False
+    if _JAVA_TEST_FILE_RE.search(base) or base.lower() == "package-info.java":
+        return False
+    if _BENCH_FILE_RE.search(base):
+        return False
+    return True
+
+
+def is_excluded_content(data):
+    head = data[:4096]
+    return bool(_GEN_HEADER_RE.search(head) or _BENCH_IMPORT_RE.search(data))
+
+
+# ------------------------------------------------------------------ message cleaning
+_TRAILER_RE = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|reviewed-on|acked-by|tested-by|reported-by|"
+    r"suggested-by|helped-by|requested-by|cc|change-id|piperorigin-revid|git-svn-id|"
+    r"differential revision|pr-url|pull request|bug|issue|issues|fixes|closes|resolves|refs?|"
+    r"see|see also|related)\s*:\s*(.*)$", re.I)
+_URL_RE = re.compile(r"<?\b(?:https?|ftp)://[^\s>)\]]+>?|\bwww\.[^\s>)\]]+|"
+                     r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|edu|gov)/[^\s>)\]]*", re.I)
+_REF_RE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bgh-\d+\b", re.I)
+_WORD_REF_RE = re.compile(r"\b(issues?|bugs?)(\s+)#?\d+\b", re.I)
+# brackets that held nothing but removed references (marked \x00), e.g. "(#12)", "(fixes #12)";
+# brackets that were empty in the message itself ("value()") stay
+_REF_BRACKETS_RE = re.compile(
+    r"\(\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|refs?|issue)\b:?)?[\s,;\x00]*\x00[\s,;\x00]*\)|"
+    r"\[\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|refs?|issue)\b:?)?[\s,;\x00]*\x00[\s,;\x00]*\]",
+    re.I)
+# "Fixes ." / "see ," left behind once the reference itself is gone
+_DANGLING_KW_RE = re.compile(r"\b(fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|refs?)\s*:?\s*(?=[.,;]|$)", re.I)
+_ONLY_KEYWORD_RE = re.compile(
+    r"^[\s\-*:.,;()\[\]]*((fix(es|ed)?|close[sd]?|resolve[sd]?|refs?|see|related( to)?|issues?|"
+    r"bugs?|pr|part of|for|and|also)[\s\-*:.,;()\[\]]*)*$", re.I)
+
+
+def clean_message(msg):
+    out = []
+    for line in msg.replace("\r\n", "\n").split("\n"):
+        m = _TRAILER_RE.match(line)
+        if m:
+            rest = m.group(2)
+            key = line.split(":", 1)[0].strip().lower()
+            # trailers proper are always dropped; "Fixes: ..." style lines only if they are
+            # nothing but references
+            if key in ("signed-off-by", "co-authored-by", "reviewed-by", "reviewed-on", "acked-by",
+                       "tested-by", "reported-by", "suggested-by", "helped-by", "requested-by",
+                       "cc", "change-id", "piperorigin-revid", "git-svn-id",
+                       "differential revision", "pr-url"):
+                continue
+            r = _REF_RE.sub("", _URL_RE.sub("", rest))
+            if not re.search(r"[A-Za-z]{2}", r):
+                continue
+        had_ref = bool(_URL_RE.search(line) or _REF_RE.search(line) or _WORD_REF_RE.search(line))
+        line = line.replace("\x00", "")
+        line = _URL_RE.sub("\x00", line)
+        line = _WORD_REF_RE.sub(lambda m: m.group(1), line)
+        line = _REF_RE.sub("\x00", line)
+        line = _REF_BRACKETS_RE.sub("", line).replace("\x00", "")
+        if had_ref:
+            line = _DANGLING_KW_RE.sub("", line)
+        line = re.sub(r"[ \t]+", " ", line).rstrip()
+        line = re.sub(r"\s+([,.;:])$", r"\1", line)
+        if had_ref and (_ONLY_KEYWORD_RE.match(line) or not line.strip()):
+            continue
+        if had_ref and not re.search(r"[A-Za-z0-9]", line):
+            continue
+        out.append(line)
+    text = "\n".join(out).strip()
+    text = re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
+    return text
+
+
+def word_count(text):
+    return sum(1 for t in text.split() if re.search(r"[A-Za-z0-9]", t))
+
+
+_SKIP_SUBJECT_RE = re.compile(
+    r"^\W*(chore|docs?|javadocs?|ci|build|bump(ed|s)?|typos?|lint(ing)?|style|format(ting)?|"
+    r"reformat(ted)?|release[ds]?|releasing|version|prepar(e|ing)( for)?( the)?( next)? "
+    r"(release|development|version)|\[maven-release-plugin\]|changelog|changes\.md|readme|"
+    r"merge|revert)\b", re.I)
+_TYPO_RE = re.compile(r"\btypos?\b", re.I)
+_DOCFIX_RE = re.compile(
+    r"^\W*(fix(ed|es)?|update[ds]?|improve[ds]?|tid(y|ied)|clean(ed)?( up)?|clarif(y|ied)|"
+    r"add(ed)?|more)\s+(the\s+|some\s+)?(javadocs?|docs?|documentation|comments?|readme|"
+    r"changelog)\b", re.I)
+
+
+def skip_subject(subject):
+    return bool(_SKIP_SUBJECT_RE.match(subject) or _TYPO_RE.search(subject)
+                or _DOCFIX_RE.match(subject))
+
+
+# ------------------------------------------------------------------ lexical
+JAVA_KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue
+default do double else enum extends final finally float for goto if implements import instanceof
+int interface long native new package private protected public return short static strictfp super
+switch synchronized this throw throws transient try void volatile while var yield record sealed
+permits non true false null""".split())
+_MODS = r"(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp)"
+_TYPE = r"[A-Za-z_$][\w$.]*(?:<[^()=;]*?>)?(?:\s*\[\s*\])*"
+_METHOD_RE = re.compile(
+    r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*((?:" + _MODS + r"\s+)*)(?:<[^()=;]*?>\s+)?"
+    r"(?:(" + _TYPE + r")\s+)?([A-Za-z_$][\w$]*)\s*\(")
+_CLASS_RE = re.compile(r"(?:^|[^\w$.])(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
+
+
+def decl_names(line):
+    s = line.strip()
+    if not s or s.startswith(("//", "*", "/*")):
+        return set()
+    names = set()
+    for m in _CLASS_RE.finditer(s):
+        names.add(m.group(1))
+    m = _METHOD_RE.match(s)
+    if m:
+        mods, typ, name = m.group(1), m.group(2), m.group(3)
+        if typ is None:
+            if mods.strip():                       # constructor: modifiers + Name(
+                names.add(name)
+        else:
+            first = typ.split("<")[0].split(".")[0].strip()
+            if first not in JAVA_KEYWORDS or first == "void" or first in (
+                    "int", "long", "boolean", "byte", "char", "short", "float", "double"):
+                if first not in ("return", "new", "throw", "else", "case", "assert", "yield"):
+                    names.add(name)
+    return {n for n in names if len(n) >= 3 and n not in JAVA_KEYWORDS}
+
+
+def contains_word(text, word):
+    return re.search(r"(?<![\w$])" + re.escape(word) + r"(?![\w$])", text) is not None
+
+
+# ------------------------------------------------------------------ git
+def git(gitdir, *args, attrs=None):
+    cmd = ["git", "--git-dir", gitdir]
+    if attrs:
+        cmd += ["-c", "core.attributesFile=" + attrs]
+    cmd += list(args)
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+
+
+class CatFile:
+    def __init__(self, gitdir):
+        self.p = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def get(self, rev, path):
+        self.p.stdin.write(("%s:%s\n" % (rev, path)).encode())
+        self.p.stdin.flush()
+        header = self.p.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            return None
+        size = int(header[2])
+        data = self.p.stdout.read(size)
+        self.p.stdout.read(1)
+        return data
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def read_commits(gitdir):
+    """Yield (sha, parents, ctime, message, [(status, path)]) newest first."""
+    raw = git(gitdir, "log", "--no-merges", "--date-order", "--no-renames", "--name-status",
+              "-z", "--format=%x1e%H%x1f%P%x1f%ct%x1f%B%x1f", "HEAD")
+    for rec in raw.split(b"\x1e")[1:]:
+        sha, parents, ct, body, rest = rec.split(b"\x1f", 4)
+        toks = [t for t in rest.lstrip(b"\n").split(b"\x00") if t != b""]
+        files = []
+        i = 0
+        while i + 1 < len(toks):
+            st = toks[i].decode().strip()
+            files.append((st[:1], toks[i + 1].decode("utf-8", "replace")))
+            i += 2
+        yield (sha.decode(), parents.decode().split(), int(ct),
+               body.decode("utf-8", "replace"), files)
+
+
+def diff_info(gitdir, base, sha, paths, attrs):
+    """-> (names, code_changed): declaration names on changed lines / in hunk headers of
+    `git diff -U0 -w BASE SHA -- paths`, and whether any changed line is code (not blank,
+    not a // or /* */ or javadoc comment line)."""
+    out = git(gitdir, "diff", "-U0", "-w", "--no-color", "--no-renames", "--no-ext-diff", base,
+              sha, "--", *paths, attrs=attrs).decode("utf-8", "replace")
+    names = set()
+    code = False
+    for line in out.split("\n"):
+        if line.startswith("@@"):
+            m = re.match(r"@@ [^@]* @@ ?(.*)$", line)
+            if m and m.group(1):
+                names |= decl_names(m.group(1))
+        elif line.startswith(("+++", "---")):
+            continue
+        elif line.startswith(("+", "-")):
+            body = line[1:].strip()
+            if body and not body.startswith(("//", "/*", "*")):
+                code = True
+            names |= decl_names(line[1:])
+    return names, code
+
+
+# ------------------------------------------------------------------ main
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mirror", required=True, help="bare git mirror (…/OWNER+NAME/repo)")
+    ap.add_argument("--repo", required=True, help="owner/name")
+    ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--min-words", type=int, default=6)
+    ap.add_argument("--max-files", type=int, default=3)
+    a = ap.parse_args()
+
+    name = a.repo.split("/")[-1]
+    fd, attrs = tempfile.mkstemp(prefix="commitcases-", suffix=".gitattributes")
+    with os.fdopen(fd, "w") as f:
+        f.write("*.java diff=java\n")
+    try:
+        cat = CatFile(a.mirror)
+        eligible = []   # newest first
+        stats = dict(commits=0, root=0, subject=0, words=0, files=0, gold=0, nocode=0)
+        for sha, parents, ct, body, files in read_commits(a.mirror):
+            stats["commits"] += 1
+            if not parents:
+                stats["root"] += 1
+                continue
+            base = parents[0]
+            subject = body.strip().split("\n", 1)[0] if body.strip() else ""
+            if skip_subject(subject):
+                stats["subject"] += 1
+                continue
+            query = clean_message(body)
+            if word_count(query) < a.min_words or skip_subject(query.split("\n", 1)[0]):
+                stats["words"] += 1
+                continue
+            touched = sorted({p for st, p in files if is_eligible_path(p)})
+            if not touched:
+                stats["files"] += 1
+                continue
+            status = {}
+            for st, p in files:
+                status.setdefault(p, set()).add(st)
+            counted, gold = [], []
+            for p in touched:
+                at_base = bool(status[p] & {"M", "D", "T"})
+                data = cat.get(base if at_base else sha, p)
+                if data is not None and is_excluded_content(data):
+                    continue
+                counted.append(p)
+                if at_base and data is not None:
+                    gold.append(p)
+            if not (1 <= len(counted) <= a.max_files):
+                stats["files"] += 1
+                continue
+            if not gold:
+                stats["gold"] += 1
+                continue
+            names, code = diff_info(a.mirror, base, sha, gold, attrs)
+            if not code and len(counted) == len(gold):
+                stats["nocode"] += 1           # comment/javadoc/whitespace-only change: a docs commit
+                continue
+            eligible.append(dict(sha=sha, base=base, ct=ct, query=query, gold=gold, names=names))
+    finally:
+        cat.close()
+        os.unlink(attrs)
+
+    # recency-biased weighted sampling without replacement (Efraimidis-Spirakis)
+    rng = random.Random(a.seed)
+    n = len(eligible)
+    keyed = []
+    for i, c in enumerate(reversed(eligible)):      # oldest first: rank 1..n
+        rank = i + 1
+        keyed.append((rng.random() ** (1.0 / rank), c))
+    keyed.sort(key=lambda kc: -kc[0])
+    chosen = [c for _, c in keyed[:a.limit]]
+    order = {c["sha"]: i for i, c in enumerate(reversed(eligible))}
+    chosen.sort(key=lambda c: order[c["sha"]])
+
+    rows = []
+    for c in chosen:
+        stems = {os.path.splitext(os.path.basename(p))[0] for p in c["gold"]}
+        lexical = any(contains_word(c["query"], w) for w in stems | c["names"])
+        rows.append({"id": "%s-commit-%s" % (name, c["sha"][:12]), "repo": a.repo,
+                     "base": c["base"], "query": c["query"], "gold": c["gold"],
+                     "source": "commit", "lexical": lexical})
+
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print("%s: %d non-merge commits, %d eligible (dropped: root %d, subject %d, words %d, "
+          "files %d, no gold at base %d, comment/whitespace-only %d); wrote %d cases (%d lexical) to %s"
+          % (a.repo, stats["commits"], n, stats["root"], stats["subject"], stats["words"],
+             stats["files"], stats["gold"], stats["nocode"], len(rows), sum(r["lexical"] for r in rows), a.out),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
