@@ -253,7 +253,7 @@ func TestDoctorChecksTheEnterpriseDatabase(t *testing.T) {
 		return string(out)
 	}
 	out := doctor(env)
-	for _, want := range []string{"ok    enterprise memory database: PostgreSQL 15", "round trip", "ok    enterprise memory schema: version 1, role may write", "info  enterprise memory cache: 1 memories, synced"} {
+	for _, want := range []string{"ok    enterprise memory database: PostgreSQL 15", "round trip", fmt.Sprintf("ok    enterprise memory schema: version %d, role may write", team.SchemaVersion()), "info  enterprise memory cache: 1 memories, synced"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}
