@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""Build commit-based retrieval cases (JSONL) for Java from a bare git mirror.
+"""Build commit-based retrieval cases (JSONL) for Java or JavaScript from a bare git mirror.
 
 Python 3 stdlib + git only.  The rules mirror ../shared/eval/README.md ("Commit cases come
 from ..."), which describes how the dev cases in shared/eval/cases/ were built:
 
   python3 scripts/eval/commitcases.py --mirror /work/.mirror/jhy+jsoup/repo --repo jhy/jsoup \
       --limit 150 --out /tmp/javacases/jhy__jsoup.commit.jsonl
+  python3 scripts/eval/commitcases.py --lang js --mirror /work/.mirror/expressjs+express/repo \
+      --repo expressjs/express --limit 150 --out /tmp/jscases/expressjs__express.commit.jsonl
+
+--lang java (the default) or js (plain JavaScript: .js .mjs .cjs .jsx).  What differs per
+language -- which paths may be gold, which file contents rule a file out, how declarations are
+recognised, which git diff driver names the hunk headers, extra subject skips -- sits in one
+table, LANGS (bottom of the language sections); everything else is shared.
 
 One JSON object per line, exactly the keys
   {"id", "repo", "base", "query", "gold", "source": "commit", "lexical"}
@@ -28,11 +35,13 @@ Rules (README -> what this script does):
   doc(s), javadoc, ci, build, bump, typo, lint, style, format(ting), release, version, prepare
   release, [maven-release-plugin], changelog, readme, merge, revert (a revert describes the
   change it undoes), or subjects containing the word "typo(s)", or of the form
-  "fix/update/improve javadoc|docs|comments|readme|changelog ...".
+  "fix/update/improve javadoc|docs|comments|readme|changelog ...".  js also drops subjects
+  starting with deps / jsdoc or a "(deps)" scope ("deps: send@0.16.0", "fix(deps): ...":
+  dependency bumps in the express style).
 * The commit touched 1-3 gold-eligible source files (counted over added, modified and deleted
   files, renames seen as delete + add via --no-renames); gold = those of them that exist at the
   base (status M/D/T against the first parent), and there must be at least one.
-* Gold-eligible = a .java file that is not test/doc/example/benchmark/vendored/generated.  The
+* Gold-eligible (java) = a .java file that is not test/doc/example/benchmark/vendored/generated.  The
   path rules are those of shared/eval/bm25_baseline.py (is_candidate for lang "java": hidden dirs,
   test dirs such as src/test/, test-ish dir names such as test-jpms or shrinker-test,
   *Test/*Tests/*TestCase/*IT.java, package-info.java, doc/example/sample/script dirs, vendored
@@ -42,11 +51,30 @@ Rules (README -> what this script does):
   files importing com.google.caliper / org.openjdk.jmh, and the SVN-import copies under a
   top-level tags/ or branches/ dir (old gson history).  Generated = the base version carries a
   "Code generated ... DO NOT EDIT" or "@generated" header in its first 4 KiB (as in the baseline).
+* Gold-eligible (js) = a .js/.mjs/.cjs/.jsx file (extension case-insensitive, as the baseline's
+  lang_of) kept by bm25_baseline.py's is_candidate for lang "js": no hidden dir; no test dir
+  (test/, tests/, __tests__/, e2e/, testdata/ ...) or test-ish dir name (e.g. browser-tests);
+  not vendored (vendor/, node_modules/, third_party/ ...), not docs/examples/samples/scripts;
+  not the ts/js extra dirs spec(s)/, __mocks__/, __fixtures__/, __snapshots__/, fixture(s)/,
+  playground(s)/, bench(es)/, benchmark(s)/, perf-measures/ and build output dist/, deno_dist/,
+  build/, coverage/; not *.test|spec|bench|e2e.js, *.min.js, *.config.js, gulpfile/gruntfile.js.
+  Extras for this JS set (they change no Java rule): dirs whose name contains "example",
+  "sample" or "benchmark" (as for java); sandbox/ (axios's dev playground); vendored-package
+  dirs of the npm/bower era: support/ (old express kept copies of ejs/haml/js-oo in
+  lib/support/ and its doc tooling in support/), bower_components/, jspm_packages/,
+  web_modules/; lib-cov/ (instrumented coverage copy); tool/config files: dotfiles
+  (.eslintrc.js), *.conf.js (karma.conf.js), karma*/webpack*/rollup*/vite*/jest*/babel*/
+  eslint*/prettier*/jakefile* files (webpack.tests.js).  Generated or bundled by content: the
+  baseline's generated header in the first 4 KiB, or a webpack/browserify bundle prelude
+  (webpackBootstrap, "(function e(t,n,r){function s(o,u)", "function r(e,n,t){function o(i,f)")
+  in the first 4 KiB (committed browser bundles such as axios's old root axios.js), or
+  minified text (more than 4 KiB whose first 64 KiB average over 300 characters a line).
 * Docs commits whose subject does not say so: a commit is dropped when every line it changed
   in its gold files (`git diff -U0 -w`, so whitespace-only changes vanish) is blank or a
   comment/javadoc line (`//`, `/*`, `*`) and it added no eligible file.
 * lexical = the query contains, verbatim (case-sensitive, not inside a longer identifier), a
-  gold file's basename stem or the name of a method/class the fix changed.  "Changed" is
+  gold file's basename stem or the name of a method/class/function the fix changed.
+  java: "changed" is
   APPROXIMATED from `git diff -U0 BASE COMMIT -- <gold>` with git's builtin java funcname
   pattern (diff=java via core.attributesFile): (a) the declaration named in each hunk header
   (the enclosing method/class above the hunk; for a change between two members this is the
@@ -57,6 +85,20 @@ Rules (README -> what this script does):
   enum, e.g. jsoup's HtmlTreeBuilderState.InTable, is missed: the hunk header names the method
   inside it); names shorter than 3 characters and Java keywords are ignored.  Common method
   names (get, close, process) do count when they appear as words in the query.
+  js: the same two sources, with a git diff driver "ctxjs" defined by `-c
+  diff.ctxjs.xfuncname=...` (git has no builtin JavaScript one) whose hunk headers are the
+  JavaScript declarations below (lines opening with if/for/while/switch/catch/with/function(
+  are rejected first), and these declaration regexes on header and changed lines:
+  `[async] function [*]name(` anywhere on the line (declarations and named function
+  expressions such as express's `res.send = function send(`), `class Name`, methods
+  `[static|async|get|set] [*]name(args) {` at the start of the line (args without nested
+  parens), `[export] const|let|var name = [async] function | (args) => | arg =>`,
+  `exports.name =` / `module.exports.name =` (any value), and two extras: member-assigned
+  functions `obj.name = function|(args) =>` (`Axios.prototype.request = function`) and
+  object-literal methods `name: function|(args) =>` (jQuery.extend({ each: function ...).
+  Multi-line heads (arguments spread over lines) are missed.  Names shorter than 3
+  characters, JavaScript reserved words, and `constructor` / `prototype` are ignored (a
+  class's constructor counts through its class name).  For index.js the stem is "index".
 * Sampling: up to --limit cases per repository with random.Random(7) (--seed), biased towards
   newer commits: eligible commits are ranked oldest = 1 .. newest = N and drawn without
   replacement with weight = rank (Efraimidis-Spirakis keys u ** (1 / rank)), so the newest
