@@ -42,8 +42,9 @@ import (
 // interface, symbols/misread.go, and a C++ object constructed in a function
 // body is not a function, symbols.localFunction; 17: Python's type aliases,
 // `type X = ...`, are declarations; 18: a noun derived from a verb shares
-// the verb's term, derive).
-const Version = "18"
+// the verb's term, derive; 19: a script's "/*!" or "@license" banner makes
+// it a bundled library only when it names a release, index.bundledLibrary).
+const Version = "19"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -72,10 +72,14 @@ func looksMinified(path string, src []byte) bool {
 // site's Bootstrap), which workspace.IsThirdParty cannot tell by its
 // directory: a release file named with its version (jquery-3.5.1.js,
 // underscore.1.8.3.css), or one that opens with the banner a distributed
-// build keeps ("/*!", or "@license" in its first comment). Such files
-// topped the ranking of questions about a Python project's own code
-// (issue 18). It lives here, not beside the other classes in workspace, so
-// that the thin client, which links workspace, does not link regexp.
+// build keeps ("/*!", or "@license" in its first comment) naming a release
+// ("/*! jQuery v3.5.1", " * Bootstrap v4.6.0"). Such files topped the
+// ranking of questions about a Python project's own code (issue 18). The
+// banner alone is not enough: many Node.js projects open every source
+// file with one ("/*!\n * express\n * Copyright(c) 2009-2013 TJ
+// Holowaychuk"), and all of express's lib/ was taken for a copy. It lives
+// here, not beside the other classes in workspace, so that the thin
+// client, which links workspace, does not link regexp.
 func bundledLibrary(p string, src []byte) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".js", ".mjs", ".cjs", ".css":
@@ -86,9 +90,6 @@ func bundledLibrary(p string, src []byte) bool {
 		return true
 	}
 	head := bytes.TrimLeft(src, " \t\r\n\ufeff")
-	if bytes.HasPrefix(head, []byte("/*!")) {
-		return true
-	}
 	if !bytes.HasPrefix(head, []byte("/*")) && !bytes.HasPrefix(head, []byte("//")) {
 		return false
 	}
@@ -96,8 +97,13 @@ func bundledLibrary(p string, src []byte) bool {
 	if end := bytes.Index(first, []byte("*/")); end >= 0 && bytes.HasPrefix(head, []byte("/*")) {
 		first = first[:end]
 	}
-	return bytes.Contains(first, []byte("@license"))
+	banner := bytes.HasPrefix(head, []byte("/*!")) || bytes.Contains(first, []byte("@license"))
+	return banner && releaseVersion.Match(first)
 }
+
+// releaseVersion matches a release's version in a banner: v and at least
+// major.minor, or major.minor.patch (not a year, not "License 2.0").
+var releaseVersion = regexp.MustCompile(`\bv\d+\.\d+|\b\d+\.\d+\.\d+\b`)
 
 // releaseName matches a file named with a release version: a name, a dash
 // or dot, then at least major.minor (jquery-3.5.1.js, d3.v7.js excepted:
