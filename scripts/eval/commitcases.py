@@ -74,9 +74,8 @@ Rules (README -> what this script does):
   comment/javadoc line (`//`, `/*`, `*`) and it added no eligible file.
 * lexical = the query contains, verbatim (case-sensitive, not inside a longer identifier), a
   gold file's basename stem or the name of a method/class/function the fix changed.
-  java: "changed" is
-  APPROXIMATED from `git diff -U0 BASE COMMIT -- <gold>` with git's builtin java funcname
-  pattern (diff=java via core.attributesFile): (a) the declaration named in each hunk header
+  java: "changed" is APPROXIMATED from `git diff -U0 BASE COMMIT -- <gold>` with git's builtin
+  java funcname pattern (diff=java via core.attributesFile): (a) the declaration named in each hunk header
   (the enclosing method/class above the hunk; for a change between two members this is the
   member before it), and (b) declarations on the added/removed lines themselves.  Declarations
   are found with regexes: `class|interface|enum|record|@interface NAME`, and method /
@@ -88,17 +87,25 @@ Rules (README -> what this script does):
   js: the same two sources, with a git diff driver "ctxjs" defined by `-c
   diff.ctxjs.xfuncname=...` (git has no builtin JavaScript one) whose hunk headers are the
   JavaScript declarations below (lines opening with if/for/while/switch/catch/with/function(
-  are rejected first), and these declaration regexes on header and changed lines:
+  are rejected first; a line with a named function anywhere is a header too), and these
+  declaration regexes on header and changed lines:
   `[async] function [*]name(` anywhere on the line (declarations and named function
   expressions such as express's `res.send = function send(`), `class Name`, methods
   `[static|async|get|set] [*]name(args) {` at the start of the line (args without nested
   parens), `[export] const|let|var name = [async] function | (args) => | arg =>`,
-  `exports.name =` / `module.exports.name =` (any value), and two extras: member-assigned
-  functions `obj.name = function|(args) =>` (`Axios.prototype.request = function`) and
-  object-literal methods `name: function|(args) =>` (jQuery.extend({ each: function ...).
-  Multi-line heads (arguments spread over lines) are missed.  Names shorter than 3
-  characters, JavaScript reserved words, and `constructor` / `prototype` are ignored (a
-  class's constructor counts through its class name).  For index.js the stem is "index".
+  `exports.name =` / `module.exports.name =` (any value), and three extras: member-assigned
+  functions `obj.name = function|(args) =>` (`Axios.prototype.request = function`),
+  object-literal methods `name: function|(args) =>` (jQuery.extend({ each: function ...),
+  and accessors defined by name, `__defineGetter__|defineGetter|defineProperty(... 'name'`
+  (express's req.xhr, req.protocol getters; such lines are hunk headers too).
+  Multi-line heads (arguments spread over lines) are missed, and as for java a header is
+  only the nearest declaration above the hunk (inside a long function that can be a nested
+  helper declared earlier, e.g. axios's abort() in httpAdapter).  Names shorter than 3
+  characters, JavaScript reserved words, and constructor / prototype / module / exports /
+  require are ignored (a class's constructor counts through its class name; `module.exports =
+  function spread(` yields spread only).  For index.js the stem is "index".
+* Duplicates (js only): of eligible commits with the same cleaned message and the same gold
+  (express commits many fixes on both its 4.x and 5.x lines) only the newest is kept.
 * Sampling: up to --limit cases per repository with random.Random(7) (--seed), biased towards
   newer commits: eligible commits are ranked oldest = 1 .. newest = N and drawn without
   replacement with weight = rank (Efraimidis-Spirakis keys u ** (1 / rank)), so the newest
@@ -137,7 +144,7 @@ _BENCH_IMPORT_RE = re.compile(rb"^\s*import\s+(static\s+)?(com\.google\.caliper|
 SVN_COPY_TOP = {"tags", "branches"}
 
 
-def is_eligible_path(path):
+def java_path_ok(path):
     if not path.endswith(".java"):
         return False
     parts = path.split("/")
@@ -157,9 +164,61 @@ def is_eligible_path(path):
     return True
 
 
-def is_excluded_content(data):
+def java_content_excluded(data):
     head = data[:4096]
     return bool(_GEN_HEADER_RE.search(head) or _BENCH_IMPORT_RE.search(data))
+
+
+# ------------------------------------------------------------------ gold eligibility (js)
+# Path rules of shared/eval/bm25_baseline.py for lang "js" (is_excluded_path, is_test_path,
+# GENERATED_SUFFIXES, _excluded_new_lang with EXTRA_EXCLUDED_DIRS["js"] / _JSTS_EXCLUDED_FILE_RE),
+# plus a few JS-specific extras (see the docstring).  TEST_DIRS, VENDOR_DIRS, DOC_DIRS,
+# _TESTISH_DIR_RE and _GEN_HEADER_RE are the shared ones above, _DIR_SUBSTR_RE the Java extra.
+JS_EXTS = (".js", ".mjs", ".cjs", ".jsx")
+JS_EXTRA_DIRS = {"spec", "specs", "__mocks__", "__fixtures__", "__snapshots__", "fixtures", "fixture",
+                 "playground", "playgrounds", "bench", "benches", "benchmark", "benchmarks",
+                 "perf-measures", "dist", "deno_dist", "build", "coverage"}
+_JS_TEST_FILE_RE = re.compile(r"\.(test|spec)\.[jt]sx?$")                   # baseline is_test_path
+_JSTS_EXCLUDED_FILE_RE = re.compile(
+    r"\.(test|spec|bench|e2e)\.[cm]?[jt]sx?$|\.d\.[cm]?ts$|\.min\.[cm]?js$|\.config\.[cm]?[jt]s$|"
+    r"^(gulpfile|gruntfile)\.[cm]?[jt]s$")
+JS_GENERATED_SUFFIXES = (".min.js",)                                       # of GENERATED_SUFFIXES
+# extras for this JS set
+JS_MORE_EXCLUDED_DIRS = {"sandbox", "support", "bower_components", "jspm_packages", "web_modules",
+                         "lib-cov"}
+_JS_TOOL_FILE_RE = re.compile(
+    r"^\.|\.conf\.[cm]?js$|^(karma|webpack|rollup|vite|jest|babel|eslint|prettier|jakefile)\b")
+_JS_BUNDLE_RE = re.compile(
+    rb"webpackBootstrap|\(function e\(t,n,r\)\{function s\(o,u\)|function r\(e,n,t\)\{function o\(i,f\)")
+
+
+def js_path_ok(path):
+    if not path.lower().endswith(JS_EXTS):
+        return False
+    parts = path.split("/")
+    dirs = [p.lower() for p in parts[:-1]]
+    low = parts[-1].lower()
+    for d in dirs:
+        if (d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS
+                or d in JS_EXTRA_DIRS or _TESTISH_DIR_RE.search(d)
+                or d in JS_MORE_EXCLUDED_DIRS or _DIR_SUBSTR_RE.search(d)):
+            return False
+    if (_JS_TEST_FILE_RE.search(low) or _JSTS_EXCLUDED_FILE_RE.search(low)
+            or low.endswith(JS_GENERATED_SUFFIXES) or low.startswith("zz_generated")):
+        return False
+    if _JS_TOOL_FILE_RE.search(low):
+        return False
+    return True
+
+
+def js_content_excluded(data):
+    head = data[:4096]
+    if _GEN_HEADER_RE.search(head) or _JS_BUNDLE_RE.search(head):
+        return True
+    if len(data) > 4096:                      # minified: long lines on average
+        chunk = data[:65536]
+        return len(chunk) / (chunk.count(b"\n") + 1) > 300
+    return False
 
 
 # ------------------------------------------------------------------ message cleaning
@@ -238,12 +297,18 @@ _DOCFIX_RE = re.compile(
     r"changelog)\b", re.I)
 
 
-def skip_subject(subject):
+def skip_subject(subject, extra=None):
     return bool(_SKIP_SUBJECT_RE.match(subject) or _TYPO_RE.search(subject)
-                or _DOCFIX_RE.match(subject))
+                or _DOCFIX_RE.match(subject) or (extra is not None and extra.match(subject)))
 
 
-# ------------------------------------------------------------------ lexical
+# js: dependency bumps ("deps: send@0.16.0", "fix(deps): ...") and JSDoc-only subjects
+_JS_SKIP_SUBJECT_RE = re.compile(
+    r"^\W*(deps|jsdocs?)\b|^\W*\w+\(deps\)|"
+    r"^\W*(fix(ed|es)?|update[ds]?|improve[ds]?|add(ed)?|more)\s+(the\s+|some\s+)?jsdocs?\b", re.I)
+
+
+# ------------------------------------------------------------------ lexical (java)
 JAVA_KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue
 default do double else enum extends final finally float for goto if implements import instanceof
 int interface long native new package private protected public return short static strictfp super
@@ -257,7 +322,7 @@ _METHOD_RE = re.compile(
 _CLASS_RE = re.compile(r"(?:^|[^\w$.])(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
 
 
-def decl_names(line):
+def java_decl_names(line):
     s = line.strip()
     if not s or s.startswith(("//", "*", "/*")):
         return set()
@@ -279,15 +344,89 @@ def decl_names(line):
     return {n for n in names if len(n) >= 3 and n not in JAVA_KEYWORDS}
 
 
+# ------------------------------------------------------------------ lexical (js)
+JS_KEYWORDS = set("""await break case catch class const continue debugger default delete do else enum
+export extends false finally for function if implements import in instanceof interface let new
+null package private protected public return static super switch this throw true try typeof var
+void while with yield async undefined arguments constructor prototype module exports require""".split())
+_ID = r"[A-Za-z_$][\w$]*"
+_FN_VALUE = r"(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|" + _ID + r"\s*=>)"
+_JS_FUNC_RE = re.compile(r"(?:^|[^\w$.])function\s*\*?\s*(" + _ID + r")\s*\(")    # anywhere
+_JS_CLASS_RE = re.compile(r"(?:^|[^\w$.])class\s+(" + _ID + r")")                      # anywhere
+_JS_LINE_DECL_RES = [                                                               # line start
+    re.compile(r"^(?:(?:static|async|get|set)\s+)*\*?\s*(" + _ID + r")\s*\([^()]*\)\s*\{"),
+    re.compile(r"^(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*=\s*" + _FN_VALUE),
+    re.compile(r"^(?:module\.)?exports\.(" + _ID + r")\s*=(?!=)"),
+    re.compile(r"^(?:" + _ID + r"\.)+(" + _ID + r")\s*=\s*" + _FN_VALUE),
+    re.compile(r"^(" + _ID + r")\s*:\s*" + _FN_VALUE),
+]
+# accessors defined by name: obj.__defineGetter__('xhr', fn), defineGetter(req, 'ip', fn),
+# Object.defineProperty(obj, 'name', {...})
+_JS_ACCESSOR_RE = re.compile(
+    r"(?:__define[GS]etter__|define[GS]etter|defineProperty)\s*\(\s*(?:[\w$.]+\s*,\s*)?['\"](" + _ID + r")['\"]")
+# git diff driver "ctxjs": hunk headers = the nearest JavaScript declaration line above the hunk
+# (POSIX ERE, one pattern a line, the "!" line rejects control statements first): a named
+# function anywhere on the line (also `defineGetter(req, 'ip', function ip(){`), class, function
+# assigned to a variable / member, exports.x =, object-literal method, method head, accessor
+# definition (__defineGetter__ / defineGetter / defineProperty).  git takes a
+# `-c` value verbatim and a POSIX bracket reads a backslash literally, so the brackets written
+# [ \t] / [^ \t] here are turned into ones holding a real tab.
+_JS_XFUNCNAME = "\n".join([
+    r"!^[ \t]*(\}[ \t]*)?(else[ \t]+)?(if|for|while|switch|catch|with|function)[ \t]*\(",
+    r"^[ \t]*(([^ \t].*[^A-Za-z0-9_$.])?function[ \t]*\*?[ \t]*[A-Za-z_$][A-Za-z0-9_$]*[ \t]*\(.*)$",
+    r"^[ \t]*((export[ \t]+)?(default[ \t]+)?class[ \t]+[A-Za-z_$].*)$",
+    r"^[ \t]*(((export[ \t]+)?(const|let|var)[ \t]+)?[A-Za-z_$][A-Za-z0-9_$.]*[ \t]*=[ \t]*(async[ \t]+)?"
+    r"(function|\([^()]*\)[ \t]*=>|[A-Za-z_$][A-Za-z0-9_$]*[ \t]*=>).*)$",
+    r"^[ \t]*((module\.)?exports\.[A-Za-z_$][A-Za-z0-9_$]*[ \t]*=.*)$",
+    r"^[ \t]*([A-Za-z_$][A-Za-z0-9_$]*[ \t]*:[ \t]*(async[ \t]+)?(function|\([^()]*\)[ \t]*=>).*)$",
+    r"^[ \t]*(((static|async|get|set)[ \t]+)*\*?[ \t]*[A-Za-z_$][A-Za-z0-9_$]*[ \t]*\([^()]*\)[ \t]*\{.*)$",
+    r"^[ \t]*([A-Za-z_$][A-Za-z0-9_$.]*(__define[GS]etter__|define[GS]etter|defineProperty)[ \t]*\(.*)$",
+]).replace(r"[ \t]", "[ \t]").replace(r"[^ \t]", "[^ \t]")
+
+
+def js_decl_names(line):
+    s = line.strip()
+    if not s or s.startswith(("//", "*", "/*")):
+        return set()
+    names = {m.group(1) for m in _JS_FUNC_RE.finditer(s)}
+    names |= {m.group(1) for m in _JS_CLASS_RE.finditer(s)}
+    names |= {m.group(1) for m in _JS_ACCESSOR_RE.finditer(s)}
+    for rx in _JS_LINE_DECL_RES:
+        m = rx.match(s)
+        if m:
+            names.add(m.group(1))
+    return {n for n in names if len(n) >= 3 and n not in JS_KEYWORDS}
+
+
+# ------------------------------------------------------------------ per-language table
+# path_ok(path) -> may be gold by its path; content_excluded(bytes) -> generated/benchmark/bundle;
+# decl_names(line) -> declared names; attributes = core.attributesFile text selecting the git
+# diff driver for hunk headers; git_config = extra `git -c` settings (a custom driver);
+# skip_subject = extra subject regex (None: the shared rules only); dedupe = keep only the newest
+# of eligible commits with the same cleaned message and gold (a fix committed on two release lines).
+LANGS = {
+    "java": dict(path_ok=java_path_ok, content_excluded=java_content_excluded,
+                 decl_names=java_decl_names, attributes="*.java diff=java\n", git_config=(),
+                 skip_subject=None, dedupe=False),
+    "js": dict(path_ok=js_path_ok, content_excluded=js_content_excluded,
+               decl_names=js_decl_names,
+               attributes="".join("*%s diff=ctxjs\n" % e for e in JS_EXTS),
+               git_config=("diff.ctxjs.xfuncname=" + _JS_XFUNCNAME,),
+               skip_subject=_JS_SKIP_SUBJECT_RE, dedupe=True),
+}
+
+
 def contains_word(text, word):
     return re.search(r"(?<![\w$])" + re.escape(word) + r"(?![\w$])", text) is not None
 
 
 # ------------------------------------------------------------------ git
-def git(gitdir, *args, attrs=None):
+def git(gitdir, *args, attrs=None, config=()):
     cmd = ["git", "--git-dir", gitdir]
     if attrs:
         cmd += ["-c", "core.attributesFile=" + attrs]
+    for kv in config:
+        cmd += ["-c", kv]
     cmd += list(args)
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
 
@@ -330,12 +469,13 @@ def read_commits(gitdir):
                body.decode("utf-8", "replace"), files)
 
 
-def diff_info(gitdir, base, sha, paths, attrs):
+def diff_info(gitdir, base, sha, paths, attrs, lang):
     """-> (names, code_changed): declaration names on changed lines / in hunk headers of
     `git diff -U0 -w BASE SHA -- paths`, and whether any changed line is code (not blank,
     not a // or /* */ or javadoc comment line)."""
     out = git(gitdir, "diff", "-U0", "-w", "--no-color", "--no-renames", "--no-ext-diff", base,
-              sha, "--", *paths, attrs=attrs).decode("utf-8", "replace")
+              sha, "--", *paths, attrs=attrs, config=lang["git_config"]).decode("utf-8", "replace")
+    decl_names = lang["decl_names"]
     names = set()
     code = False
     for line in out.split("\n"):
@@ -363,16 +503,20 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--min-words", type=int, default=6)
     ap.add_argument("--max-files", type=int, default=3)
+    ap.add_argument("--lang", choices=sorted(LANGS), default="java",
+                    help="source language of the gold files (default java)")
     a = ap.parse_args()
+    lang = LANGS[a.lang]
 
     name = a.repo.split("/")[-1]
     fd, attrs = tempfile.mkstemp(prefix="commitcases-", suffix=".gitattributes")
     with os.fdopen(fd, "w") as f:
-        f.write("*.java diff=java\n")
+        f.write(lang["attributes"])
     try:
         cat = CatFile(a.mirror)
         eligible = []   # newest first
-        stats = dict(commits=0, root=0, subject=0, words=0, files=0, gold=0, nocode=0)
+        stats = dict(commits=0, root=0, subject=0, words=0, files=0, gold=0, nocode=0, dup=0)
+        seen = set()    # (query, gold) of eligible commits, for lang["dedupe"]
         for sha, parents, ct, body, files in read_commits(a.mirror):
             stats["commits"] += 1
             if not parents:
@@ -380,14 +524,15 @@ def main():
                 continue
             base = parents[0]
             subject = body.strip().split("\n", 1)[0] if body.strip() else ""
-            if skip_subject(subject):
+            if skip_subject(subject, lang["skip_subject"]):
                 stats["subject"] += 1
                 continue
             query = clean_message(body)
-            if word_count(query) < a.min_words or skip_subject(query.split("\n", 1)[0]):
+            if (word_count(query) < a.min_words
+                    or skip_subject(query.split("\n", 1)[0], lang["skip_subject"])):
                 stats["words"] += 1
                 continue
-            touched = sorted({p for st, p in files if is_eligible_path(p)})
+            touched = sorted({p for st, p in files if lang["path_ok"](p)})
             if not touched:
                 stats["files"] += 1
                 continue
@@ -398,7 +543,7 @@ def main():
             for p in touched:
                 at_base = bool(status[p] & {"M", "D", "T"})
                 data = cat.get(base if at_base else sha, p)
-                if data is not None and is_excluded_content(data):
+                if data is not None and lang["content_excluded"](data):
                     continue
                 counted.append(p)
                 if at_base and data is not None:
@@ -409,10 +554,16 @@ def main():
             if not gold:
                 stats["gold"] += 1
                 continue
-            names, code = diff_info(a.mirror, base, sha, gold, attrs)
+            names, code = diff_info(a.mirror, base, sha, gold, attrs, lang)
             if not code and len(counted) == len(gold):
                 stats["nocode"] += 1           # comment/javadoc/whitespace-only change: a docs commit
                 continue
+            if lang["dedupe"]:
+                key = (query, tuple(gold))
+                if key in seen:
+                    stats["dup"] += 1          # same fix on another release line (newer one kept)
+                    continue
+                seen.add(key)
             eligible.append(dict(sha=sha, base=base, ct=ct, query=query, gold=gold, names=names))
     finally:
         cat.close()
@@ -442,10 +593,12 @@ def main():
     with open(a.out, "w") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    dup = ", duplicate %d" % stats["dup"] if lang["dedupe"] else ""
     print("%s: %d non-merge commits, %d eligible (dropped: root %d, subject %d, words %d, "
-          "files %d, no gold at base %d, comment/whitespace-only %d); wrote %d cases (%d lexical) to %s"
+          "files %d, no gold at base %d, comment/whitespace-only %d%s); wrote %d cases (%d lexical) to %s"
           % (a.repo, stats["commits"], n, stats["root"], stats["subject"], stats["words"],
-             stats["files"], stats["gold"], stats["nocode"], len(rows), sum(r["lexical"] for r in rows), a.out),
+             stats["files"], stats["gold"], stats["nocode"], dup, len(rows), sum(r["lexical"] for r in rows),
+             a.out),
           file=sys.stderr)
 
 
