@@ -43,7 +43,9 @@ import (
 // body is not a function, symbols.localFunction; 17: Python's type aliases,
 // `type X = ...`, are declarations; 18: a noun derived from a verb shares
 // the verb's term, derive; 19: a script's "/*!" or "@license" banner makes
-// it a bundled library only when it names a release, index.bundledLibrary).
+// it a bundled library only when it names a release, index.bundledLibrary;
+// JavaScript's top-level CommonJS and prototype methods, res.send =
+// function, and var-declared functions are declarations).
 const Version = "19"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified

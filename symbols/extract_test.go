@@ -43,7 +43,7 @@ var facts = []struct {
 		[]string{"react"},
 		map[string]string{"Header": "Header renders a title."}, nil},
 	{"sample.js", "",
-		[]string{"function parseConfig", "class Reader", "method Reader.read", "function run"},
+		[]string{"function parseConfig", "class Reader", "method Reader.read", "function run", "method res.send", "method Reader.close", "method exports.helper", "function legacy", "function wire"},
 		[]string{"extends Base", "calls load", "calls path.join", "calls parseConfig", "calls Reader"},
 		[]string{"path", "./loader.js"},
 		map[string]string{"parseConfig": "Parses a config file."}, nil},

@@ -4,6 +4,12 @@
 (method_definition name: (property_identifier) @name) @def.method
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
+(program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
+; CommonJS and prototype methods: res.send = function send() {}, exports.x =
+; () => {}, Axios.prototype.request = function () {}, at the top level.
+(program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto) property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method) (#eq? @_proto "prototype"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @receiver property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method))
+(program (expression_statement (assignment_expression left: (member_expression object: (member_expression property: (property_identifier) @_last) @receiver property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method) (#not-eq? @_last "prototype"))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
 

@@ -12,3 +12,15 @@ class Reader extends Base {
 
 const run = () => new Reader().read();
 module.exports = { parseConfig };
+
+/** Sends a body (CommonJS style). */
+var res = Object.create(null);
+res.send = function send(body) {
+  return parseConfig(body);
+};
+Reader.prototype.close = function () {};
+module.exports.helper = (x) => x + 1;
+var legacy = function (a) { return a; };
+function wire() {
+  res.later = function () {}; // inside a function: not a declaration
+}
