@@ -152,16 +152,20 @@ def java_path_ok(path):
     base = parts[-1]
     if dirs and dirs[0] in SVN_COPY_TOP:
         return False
-    for d in dirs:
-        if (d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS
-                or d in JAVA_EXTRA_DIRS or _TESTISH_DIR_RE.search(d)
-                or d in MORE_EXCLUDED_DIRS or _DIR_SUBSTR_RE.search(d)):
-            return False
+    if any(_dir_excluded(d, JAVA_EXTRA_DIRS | MORE_EXCLUDED_DIRS) for d in dirs):
+        return False
     if _JAVA_TEST_FILE_RE.search(base) or base.lower() == "package-info.java":
         return False
     if _BENCH_FILE_RE.search(base):
         return False
     return True
+
+
+def _dir_excluded(d, extra):
+    """A (lower-cased) directory name that keeps its files out of gold: hidden, test, vendored,
+    docs, test-ish or example-ish by the shared rules, or one of the language's extra names."""
+    return (d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS or d in extra
+            or _TESTISH_DIR_RE.search(d) is not None or _DIR_SUBSTR_RE.search(d) is not None)
 
 
 def java_content_excluded(data):
@@ -198,11 +202,8 @@ def js_path_ok(path):
     parts = path.split("/")
     dirs = [p.lower() for p in parts[:-1]]
     low = parts[-1].lower()
-    for d in dirs:
-        if (d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS
-                or d in JS_EXTRA_DIRS or _TESTISH_DIR_RE.search(d)
-                or d in JS_MORE_EXCLUDED_DIRS or _DIR_SUBSTR_RE.search(d)):
-            return False
+    if any(_dir_excluded(d, JS_EXTRA_DIRS | JS_MORE_EXCLUDED_DIRS) for d in dirs):
+        return False
     if (_JS_TEST_FILE_RE.search(low) or _JSTS_EXCLUDED_FILE_RE.search(low)
             or low.endswith(JS_GENERATED_SUFFIXES) or low.startswith("zz_generated")):
         return False
