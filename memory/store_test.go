@@ -306,6 +306,23 @@ func TestConcurrentWriterHelper(t *testing.T) {
 	}
 }
 
+// syncFixture is a store over a fresh workspace, its project memory
+// directory (made), and the store's clock, which stands still until the
+// test moves it.
+func syncFixture(t *testing.T) (root string, s *Store, dir string, clock *time.Time) {
+	t.Helper()
+	root = t.TempDir()
+	s = openStore(t, root)
+	now := time.Now()
+	clock = &now
+	s.now = func() time.Time { return *clock }
+	dir = filepath.Join(root, ".claude", "memory")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root, s, dir, clock
+}
+
 func TestSyncIfChanged(t *testing.T) {
 	root := t.TempDir()
 	s := openStore(t, root)
@@ -350,13 +367,8 @@ func TestSyncIfChanged(t *testing.T) {
 // caches of it: it succeeds while another process holds the index's write
 // lock.
 func TestIdleSyncLeavesTheIndexAlone(t *testing.T) {
-	root := t.TempDir()
-	s := openStore(t, root)
-	now := time.Now()
-	s.now = func() time.Time { return now }
+	root, s, dir, clock := syncFixture(t)
 	ctx := context.Background()
-	dir := filepath.Join(root, ".claude", "memory")
-	os.MkdirAll(dir, 0o755)
 	data, _ := Marshal(newMem("gotcha-a", Gotcha, "x"))
 	os.WriteFile(filepath.Join(dir, "gotcha-a.md"), data, 0o644)
 	if _, err := s.SyncIfChanged(ctx, time.Minute); err != nil {
@@ -376,15 +388,15 @@ func TestIdleSyncLeavesTheIndexAlone(t *testing.T) {
 	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('lock-test', '1')`); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(2 * time.Minute) // past maxAge: a full sync
+	*clock = clock.Add(2 * time.Minute) // past maxAge: a full sync
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if st, err := s.SyncIfChanged(sctx, time.Minute); err != nil || st.Files != 1 {
 		t.Fatalf("idle full sync with the index locked: %+v, %v", st, err)
 	}
 	at, _ := s.index.StateValue(ctx, "memory_sync_at")
-	if at != now.Format(time.RFC3339Nano) {
-		t.Errorf("sync time noted %q, want %q", at, now.Format(time.RFC3339Nano))
+	if at != clock.Format(time.RFC3339Nano) {
+		t.Errorf("sync time noted %q, want %q", at, clock.Format(time.RFC3339Nano))
 	}
 }
 
@@ -392,13 +404,8 @@ func TestIdleSyncLeavesTheIndexAlone(t *testing.T) {
 // files did not change: a query analyzed by this build would miss terms
 // whose analysis changed.
 func TestSyncAnalyzesAgainAfterAnAnalyzerChange(t *testing.T) {
-	root := t.TempDir()
-	s := openStore(t, root)
-	now := time.Now()
-	s.now = func() time.Time { return now }
+	_, s, dir, _ := syncFixture(t)
 	ctx := context.Background()
-	dir := filepath.Join(root, ".claude", "memory")
-	os.MkdirAll(dir, 0o755)
 	for _, slug := range []string{"gotcha-a", "gotcha-b"} {
 		data, _ := Marshal(newMem(slug, Gotcha, "x"))
 		os.WriteFile(filepath.Join(dir, slug+".md"), data, 0o644)
