@@ -508,6 +508,11 @@ def main():
                     help="source language of the gold files (default java)")
     a = ap.parse_args()
     lang = LANGS[a.lang]
+    probe = subprocess.run(["git", "--git-dir", a.mirror, "rev-parse", "--verify", "-q", "HEAD"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        sys.exit("commitcases: %s is not a git repository with a HEAD commit (a bare mirror, e.g. "
+                 "/work/.mirror/OWNER+NAME/repo)" % a.mirror)
 
     name = a.repo.split("/")[-1]
     fd, attrs = tempfile.mkstemp(prefix="commitcases-", suffix=".gitattributes")
@@ -590,10 +595,18 @@ def main():
                      "base": c["base"], "query": c["query"], "gold": c["gold"],
                      "source": "commit", "lexical": lexical})
 
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    # Written beside the output and renamed over it: a run cut short leaves the old file whole.
+    out_dir = os.path.dirname(os.path.abspath(a.out))
+    os.makedirs(out_dir, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".commitcases-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        os.replace(tmp, a.out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
     dup = ", duplicate %d" % stats["dup"] if lang["dedupe"] else ""
     print("%s: %d non-merge commits, %d eligible (dropped: root %d, subject %d, words %d, "
           "files %d, no gold at base %d, comment/whitespace-only %d%s); wrote %d cases (%d lexical) to %s"
