@@ -45,8 +45,9 @@ import (
 // the verb's term, derive; 19: a script's "/*!" or "@license" banner makes
 // it a bundled library only when it names a release, index.bundledLibrary;
 // JavaScript's top-level CommonJS and prototype methods, res.send =
-// function, and var-declared functions are declarations).
-const Version = "19"
+// function, and var-declared functions are declarations; 20: a TypeScript
+// declaration file is documentation, workspace.IsDeclarationFile).
+const Version = "20"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,5 +267,75 @@ func TestWholeFileEvidenceMeasuredWithinCorpus(t *testing.T) {
 	}
 	if testFile == nil || testFile.Signals.Demotion != fileTestDemotion || testFile.Signals.Whole != 1 {
 		t.Fatalf("the test: %+v %+v, want it listed, best of its corpus and demoted", testFile, testFile.Signals)
+	}
+}
+
+// A JavaScript library's declaration file repeats its whole API in types;
+// a change to a behaviour belongs in the implementation.
+func TestDeclarationFileRanksBelowItsImplementation(t *testing.T) {
+	_, st := wstest.Indexed(t, map[string]string{
+		"index.d.ts": `export interface AxiosResponse<T = any> {
+  data: T;
+  status: number;
+}
+export interface AxiosInterceptorManager<V> {
+  use(onFulfilled?: (value: V) => V, onRejected?: (error: any) => any): number;
+  eject(id: number): void;
+}
+export class Axios {
+  interceptors: {
+    request: AxiosInterceptorManager<AxiosRequestConfig>;
+    response: AxiosInterceptorManager<AxiosResponse>;
+  };
+  request<T = any, R = AxiosResponse<T>>(config: AxiosRequestConfig): Promise<R>;
+}
+export interface AxiosRequestConfig {
+  url?: string;
+}
+`,
+		"lib/core/Axios.js": `function Axios(instanceConfig) {
+  this.defaults = instanceConfig;
+  this.interceptors = {
+    request: new InterceptorManager(),
+    response: new InterceptorManager()
+  };
+}
+
+Axios.prototype.request = function request(config) {
+  var chain = [dispatchRequest, undefined];
+  var promise = Promise.resolve(config);
+  this.interceptors.request.forEach(function unshiftRequestInterceptors(interceptor) {
+    chain.unshift(interceptor.fulfilled, interceptor.rejected);
+  });
+  while (chain.length) {
+    promise = promise.then(chain.shift(), chain.shift());
+  }
+  return promise;
+};
+`,
+		"lib/core/InterceptorManager.js": `function InterceptorManager() {
+  this.handlers = [];
+}
+
+InterceptorManager.prototype.use = function use(fulfilled, rejected) {
+  this.handlers.push({fulfilled: fulfilled, rejected: rejected});
+  return this.handlers.length - 1;
+};
+`,
+	})
+	resp, err := Query(context.Background(), st, Request{Text: "Correctly add response interceptors to interceptor chain", Limit: 5, MinRelevance: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Files) == 0 || resp.Files[0].Path != "lib/core/Axios.js" {
+		t.Fatalf("files = %+v, want the implementation first", resp.Files)
+	}
+	for _, f := range resp.Files {
+		if f.Path == "index.d.ts" && (f.Signals == nil || f.Signals.Demotion != fileDocDemotion) {
+			t.Fatalf("index.d.ts signals %+v, want demotion %v (documentation)", f.Signals, fileDocDemotion)
+		}
+	}
+	if !slices.ContainsFunc(resp.Files, func(f FileResult) bool { return f.Path == "index.d.ts" }) {
+		t.Fatalf("files = %+v, want the declaration file among them", resp.Files)
 	}
 }

@@ -19,7 +19,9 @@ const (
 	// Test is a test file or test data, by the conventions of the
 	// supported languages (IsTest).
 	Test Class = 1 << iota
-	// Doc is documentation or an example (IsDoc).
+	// Doc is documentation or an example (IsDoc), or a TypeScript
+	// declaration file (IsDeclarationFile): both describe code that runs
+	// elsewhere.
 	Doc
 	// ThirdParty is most likely a copy of someone else's code
 	// (IsThirdParty).
@@ -42,7 +44,7 @@ func ClassOf(p string) Class {
 	if IsTest(p) {
 		c |= Test
 	}
-	if IsDoc(p) {
+	if IsDoc(p) || IsDeclarationFile(p) {
 		c |= Doc
 	}
 	if IsThirdParty(p) {
@@ -156,6 +158,18 @@ func IsDoc(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
 	return ext == ".md" || ext == ".markdown" || strings.Contains("/"+p, "/docs/") ||
 		strings.Contains("/"+p, "/example/") || strings.Contains("/"+p, "/examples/")
+}
+
+// IsDeclarationFile reports a TypeScript declaration file (x.d.ts, .d.mts,
+// .d.cts): the types of an API whose behaviour is implemented elsewhere,
+// in the JavaScript beside it or in a package. A library written in
+// JavaScript keeps its whole API in one (axios's index.d.ts), and it
+// matched the words of a change to that API's behaviour as well as the
+// implementation did, so it outranked the file the change was in (a
+// quarter of the JavaScript commit checks, docs/EVAL.md, stop 35).
+func IsDeclarationFile(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.mts") || strings.HasSuffix(base, ".d.cts")
 }
 
 // IsThirdParty reports code that is most likely a copy of someone else's:

@@ -54,6 +54,11 @@ func TestClassOf(t *testing.T) {
 		{"src/cmd/dist/build.go", Source}, // Go's bootstrap tool
 		{"distance/metric.ts", Source},
 		{"internal/latest/version.go", Source},
+		{"index.d.ts", Doc}, // a JavaScript library's types
+		{"types/global.d.mts", Doc},
+		{"index.d.cts", Doc},
+		{"src/record.ts", Source},
+		{"src/build.d/main.ts", Source},
 	}
 	for _, tt := range tests {
 		got := ClassOf(tt.path)
