@@ -46,8 +46,10 @@ import (
 // it a bundled library only when it names a release, index.bundledLibrary;
 // JavaScript's top-level CommonJS and prototype methods, res.send =
 // function, and var-declared functions are declarations; 20: a TypeScript
-// declaration file is documentation, workspace.IsDeclarationFile).
-const Version = "20"
+// declaration file is documentation, workspace.IsDeclarationFile; 21: build
+// and packaging scripts are a class of their own, workspace.IsBuildScript;
+// JavaScript's, TypeScript's and Ruby's spec directories are tests).
+const Version = "21"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

@@ -506,8 +506,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	wantTests := mentionsTests(req.Text)
-	wantDocs := mentionsDocs(req.Text)
+	want := asksAbout(req.Text)
 	results := make([]Result, 0, len(cands))
 	for _, id := range ids {
 		c := cands[id]
@@ -515,14 +514,14 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		if !ok {
 			continue // a stale edge target
 		}
-		if req.Focus && !wantDocs && isProse(e.Path) {
+		if req.Focus && !want.docs && isProse(e.Path) {
 			continue
 		}
 		lexN := 0.0
 		if maxLex > 0 {
 			lexN = c.lex / maxLex
 		}
-		score := provisional(c) * demotion(e.Class, wantTests, wantDocs)
+		score := provisional(c) * demotion(e.Class, want)
 		if e.Kind == "file" {
 			// A file entity summarises its declarations (and matches on
 			// its path); among entities, the declarations are the answer.
@@ -564,8 +563,8 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		// A focused request shows no tests, docs or third-party code unless
 		// the message asks for them: their whole-file documents are ranked
 		// only when a demoted file could still reach the focus (0113).
-		aside := !req.Focus || wantTests || wantDocs
-		whole, err := wholeFileRanks(ctx, st, wt, df, req.Limit, wantTests || wantDocs, aside)
+		aside := !req.Focus || want.aside()
+		whole, err := wholeFileRanks(ctx, st, wt, df, req.Limit, want.aside(), aside)
 		if err != nil {
 			return nil, err
 		}
@@ -574,7 +573,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			return nil, err
 		}
 		rank := func() ([]FileResult, error) {
-			return rankFiles(ctx, st, req.Text, cands, fileOf, whole, ht, idf, weights, idfMass, massScale(total), wantTests, wantDocs, req.Limit)
+			return rankFiles(ctx, st, req.Text, cands, fileOf, whole, ht, idf, weights, idfMass, massScale(total), want, req.Limit)
 		}
 		files, err := rank()
 		if err != nil {
@@ -592,7 +591,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	if req.Focus && len(resp.Files) > 0 {
 		files := resp.Files
-		if !wantDocs {
+		if !want.docs {
 			files = slices.DeleteFunc(slices.Clone(files), func(f FileResult) bool { return isProse(f.Path) })
 		}
 		focused, err := focusOnFiles(ctx, st, results, files, searched, max(req.MinRelevance, 0))
@@ -646,13 +645,14 @@ const (
 )
 
 // classOf ranks a file of class c (the indexer's, store.File.Class) as
-// one kind of code; tests and docs count as source when the message asks
-// about them.
-func classOf(c workspace.Class, wantTests, wantDocs bool) pathClass {
+// one kind of code; tests, docs and build scripts count as source when the
+// message asks about them. A build script ranks as documentation: like a
+// declaration file, it describes the project rather than doing its work.
+func classOf(c workspace.Class, want asks) pathClass {
 	switch {
-	case !wantTests && c.Has(workspace.Test):
+	case !want.tests && c.Has(workspace.Test):
 		return classTest
-	case !wantDocs && c.Has(workspace.Doc):
+	case !want.docs && c.Has(workspace.Doc), !want.build && c.Has(workspace.BuildScript):
 		return classDoc
 	case c.Has(workspace.ThirdParty), c.Has(workspace.BuildOutput):
 		return classThirdParty
@@ -663,8 +663,8 @@ func classOf(c workspace.Class, wantTests, wantDocs bool) pathClass {
 // demotion scales down entities of tests and documentation unless the
 // message is about them, and of copies of third-party code: they are useful
 // context but rarely where a change belongs.
-func demotion(c workspace.Class, wantTests, wantDocs bool) float64 {
-	if classOf(c, wantTests, wantDocs) == classSource {
+func demotion(c workspace.Class, want asks) float64 {
+	if classOf(c, want) == classSource {
 		return 1
 	}
 	return testDemotion
@@ -672,8 +672,8 @@ func demotion(c workspace.Class, wantTests, wantDocs bool) float64 {
 
 // fileDemotion is demotion for ranking files, with factors fitted on the
 // dev set (docs/EVAL.md).
-func fileDemotion(c workspace.Class, wantTests, wantDocs bool) float64 {
-	switch classOf(c, wantTests, wantDocs) {
+func fileDemotion(c workspace.Class, want asks) float64 {
+	switch classOf(c, want) {
 	case classTest:
 		return fileTestDemotion
 	case classDoc:
@@ -684,11 +684,27 @@ func fileDemotion(c workspace.Class, wantTests, wantDocs bool) float64 {
 	return 1
 }
 
-// Words (as analyzed terms) that make a message about tests or about docs.
+// Words (as analyzed terms) that make a message about tests, about docs
+// or about how the project is built and packaged.
 var (
-	testWords = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest", "bench", "benches", "benchmark", "benchmarks")
-	docWords  = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
+	testWords  = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest", "bench", "benches", "benchmark", "benchmarks")
+	docWords   = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
+	// Not "packaging", "requirements" or "dependencies": their stems are
+	// those of "package", "required" and "depends", words of any change.
+	buildWords = analyzedSet("build", "setup", "install", "installation", "bundle", "bundler", "webpack", "rollup",
+		"gulp", "grunt", "nox")
 )
+
+// asks is what kind of file, other than source, a message asks about.
+type asks struct{ tests, docs, build bool }
+
+func asksAbout(text string) asks {
+	return asks{tests: mentionsTests(text), docs: mentionsDocs(text), build: mentionsAny(text, buildWords)}
+}
+
+// aside reports a message that asks about a kind of file kept aside from
+// the source corpus (workspace.Class.Aside).
+func (a asks) aside() bool { return a.tests || a.docs || a.build }
 
 func analyzedSet(words ...string) map[string]bool {
 	set := map[string]bool{}
@@ -1124,7 +1140,7 @@ func candidateFiles(ctx context.Context, st *store.Store, cands map[int64]*cand)
 //
 // fileOf holds the files of the candidates that can lift one
 // (candidateFiles).
-func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, fileOf map[int64]int64, whole map[int64]float64, hterms []string, idf, weights map[string]float64, idfMass, scale float64, wantTests, wantDocs bool, limit int) ([]FileResult, error) {
+func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int64]*cand, fileOf map[int64]int64, whole map[int64]float64, hterms []string, idf, weights map[string]float64, idfMass, scale float64, want asks, limit int) ([]FileResult, error) {
 	type acc struct {
 		terms                map[string]float64
 		exact, graph, active float64
@@ -1257,7 +1273,7 @@ func rankFiles(ctx context.Context, st *store.Store, text string, cands map[int6
 			continue
 		}
 		sig := f.sig
-		sig.Demotion = fileDemotion(e.Class, wantTests, wantDocs)
+		sig.Demotion = fileDemotion(e.Class, want)
 		sig.Size = sizePrior(e.Size)
 		sig.Recent = recent[e.Path]
 		if sig.Scope, err = sc.of(ctx, e.Path); err != nil {

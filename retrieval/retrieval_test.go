@@ -185,25 +185,76 @@ func TestEmptyAndHostileQueries(t *testing.T) {
 	}
 }
 
-func TestMentionsTestsAndDocs(t *testing.T) {
+func TestAsksAbout(t *testing.T) {
 	tests := []struct {
-		text              string
-		wantTest, wantDoc bool
+		text string
+		want asks
 	}{
-		{"fix TestParse on windows", true, false},
-		{"the tests for the parser are flaky", true, false},
-		{"bump to the latest release", false, false}, // "latest" is not "test"
-		{"protest against contested locks", false, false},
-		{"update the README and the docs", false, true},
-		{"add an example of retries", false, true},
-		{"the docker image fails to build", false, false}, // "docker" is not "doc"
+		{"fix TestParse on windows", asks{tests: true}},
+		{"the tests for the parser are flaky", asks{tests: true}},
+		{"bump to the latest release", asks{}}, // "latest" is not "test"
+		{"protest against contested locks", asks{}},
+		{"update the README and the docs", asks{docs: true}},
+		{"add an example of retries", asks{docs: true}},
+		{"the docker image fails to build", asks{build: true}}, // "docker" is not "doc"
+		{"add chardet to the install requirements", asks{build: true}},
+		{"the package requires a dependency", asks{}},
+		{"the webpack bundle is too large", asks{build: true}},
+		{"Include the system name and version in the default user agent", asks{}},
 	}
 	for _, tt := range tests {
-		if got := mentionsTests(tt.text); got != tt.wantTest {
-			t.Errorf("mentionsTests(%q) = %v", tt.text, got)
+		if got := asksAbout(tt.text); got != tt.want {
+			t.Errorf("asksAbout(%q) = %+v, want %+v", tt.text, got, tt.want)
 		}
-		if got := mentionsDocs(tt.text); got != tt.wantDoc {
-			t.Errorf("mentionsDocs(%q) = %v", tt.text, got)
+	}
+}
+
+// A build script names the project's modules and dependencies; a change to
+// what they do belongs in them, not in the script, unless the message is
+// about building.
+func TestBuildScriptRanksBelowSourceUnlessAsked(t *testing.T) {
+	_, st := wstest.Indexed(t, map[string]string{
+		"setup.py": `from setuptools import setup
+
+requires = ["chardet>=3.0.2", "urllib3>=1.21.1", "certifi"]
+
+setup(
+    name="requests",
+    packages=["requests"],
+    install_requires=requires,
+    extras_require={"security": ["pyOpenSSL>=0.14"], "socks": ["PySocks>=1.5.6"]},
+)
+`,
+		"requests/packages.py": `import sys
+
+# This code exists for backwards compatibility reasons.
+for package in ("urllib3", "idna", "chardet"):
+    locals()[package] = __import__(package)
+    for mod in list(sys.modules):
+        if mod == package or mod.startswith(package + "."):
+            sys.modules["requests.packages." + mod] = sys.modules[mod]
+`,
+		"requests/api.py": `def request(method, url, **kwargs):
+    return method, url
+`,
+	})
+	for _, tt := range []struct {
+		text, want string
+		demotion   float64 // of setup.py
+	}{
+		{"map every chardet package to requests.packages.chardet", "requests/packages.py", fileDocDemotion},
+		{"add chardet to what setup installs", "setup.py", 1},
+	} {
+		resp, err := Query(context.Background(), st, Request{Text: tt.text, Limit: 5, MinRelevance: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Files) == 0 || resp.Files[0].Path != tt.want {
+			t.Errorf("%q: files = %+v, want %s first", tt.text, resp.Files, tt.want)
+		}
+		i := slices.IndexFunc(resp.Files, func(f FileResult) bool { return f.Path == "setup.py" })
+		if i < 0 || resp.Files[i].Signals == nil || resp.Files[i].Signals.Demotion != tt.demotion {
+			t.Errorf("%q: setup.py not among the files or not demoted by %v: %+v", tt.text, tt.demotion, resp.Files)
 		}
 	}
 }

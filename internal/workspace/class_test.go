@@ -46,6 +46,11 @@ func TestClassOf(t *testing.T) {
 		{"spec/models/user_spec.rb", Test},             // RSpec
 		{"spec/spec_helper.rb", Test},                  //
 		{"tools/goctl/api/spec/fn.go", Source},         // an API's spec package is not RSpec's
+		{"spec/spec.request.js", Test},                 // Jasmine and Mocha
+		{"lib/express/spec/mocks.js", Test},            //
+		{"specs/router.ts", Test},                      //
+		{"spec/support/matchers.rb", Test},             // RSpec
+		{"src/spec/openapi.py", Source},                //
 		{"packages/jest-test-result/index.ts", Source}, // a test framework's own package
 		{"src/contest/entry.go", Source},
 		{"deno_dist/hono.ts", BuildOutput}, // a Deno copy of src/
@@ -59,6 +64,17 @@ func TestClassOf(t *testing.T) {
 		{"index.d.cts", Doc},
 		{"src/record.ts", Source},
 		{"src/build.d/main.ts", Source},
+		{"setup.py", BuildScript},
+		{"noxfile.py", BuildScript},
+		{"magefile.go", BuildScript},
+		{"webpack.config.js", BuildScript},
+		{"packages/app/vite.config.mts", BuildScript},
+		{"Gruntfile.js", BuildScript},
+		{"gulpfile.ts", BuildScript},
+		{"requests/setup_helpers.py", Source},
+		{"src/config.ts", Source},
+		{"lib/app.config.go", Source}, // only JavaScript's tools are configured so
+		{"tests/setup.py", Test | BuildScript},
 	}
 	for _, tt := range tests {
 		got := ClassOf(tt.path)
