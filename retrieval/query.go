@@ -687,8 +687,8 @@ func fileDemotion(c workspace.Class, want asks) float64 {
 // Words (as analyzed terms) that make a message about tests, about docs
 // or about how the project is built and packaged.
 var (
-	testWords  = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest", "bench", "benches", "benchmark", "benchmarks")
-	docWords   = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
+	testWords = analyzedSet("test", "tests", "testing", "spec", "specs", "unittest", "pytest", "bench", "benches", "benchmark", "benchmarks")
+	docWords  = analyzedSet("doc", "docs", "documentation", "readme", "changelog", "markdown", "guide", "example", "examples")
 	// Not "packaging", "requirements" or "dependencies": their stems are
 	// those of "package", "required" and "depends", words of any change.
 	buildWords = analyzedSet("build", "setup", "install", "installation", "bundle", "bundler", "webpack", "rollup",
