@@ -48,7 +48,8 @@ import (
 // function, and var-declared functions are declarations; 20: a TypeScript
 // declaration file is documentation, workspace.IsDeclarationFile; 21: build
 // and packaging scripts are a class of their own, workspace.IsBuildScript;
-// JavaScript's, TypeScript's and Ruby's spec directories are tests).
+// JavaScript's, TypeScript's and Ruby's spec directories are tests, a Go
+// file named test_x.go is not).
 const Version = "21"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified

@@ -93,7 +93,10 @@ func (c Class) String() string {
 // conventions of the supported languages and their test frameworks.
 func IsTest(p string) bool {
 	base := path.Base(p)
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
+	// Go builds only _test.go files as tests: its test_helpers.go is the
+	// package's own code (gin's CreateTestContext for its users).
+	goFile := strings.HasSuffix(base, ".go")
+	return strings.HasSuffix(base, "_test.go") || (strings.HasPrefix(base, "test_") && !goFile) ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
 		testFiles[base] || strings.HasSuffix(base, "_spec.rb") ||

@@ -10,6 +10,9 @@ func TestClassOf(t *testing.T) {
 		{"net/http/server.go", Source},
 		{"net/http/server_test.go", Test},
 		{"tests/test_api.py", Test},
+		{"test_utils.py", Test},
+		{"test_helpers.go", Source}, // Go builds it into the package
+		{"pkg/testdata/test_x.go", Test},
 		{"src/app.spec.ts", Test},
 		{"pkg/testdata/x.go", Test},
 		{"docs/guide.md", Doc},
