@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build commit-based retrieval cases (JSONL) for Java or JavaScript from a bare git mirror.
+"""Build commit-based retrieval cases (JSONL) for Java, JS, Python or Go from a bare git mirror.
 
 Python 3 stdlib + git only.  The rules mirror ../shared/eval/README.md ("Commit cases come
 from ..."), which describes how the dev cases in shared/eval/cases/ were built:
@@ -8,11 +8,23 @@ from ..."), which describes how the dev cases in shared/eval/cases/ were built:
       --limit 150 --out /tmp/javacases/jhy__jsoup.commit.jsonl
   python3 scripts/eval/commitcases.py --lang js --mirror /work/.mirror/expressjs+express/repo \
       --repo expressjs/express --limit 150 --out /tmp/jscases/expressjs__express.commit.jsonl
+  python3 scripts/eval/commitcases.py --lang py --mirror /work/.mirror/pallets+flask/repo \
+      --repo pallets/flask --limit 150 --out /tmp/pygocases/pallets__flask.commit.jsonl
+  python3 scripts/eval/commitcases.py --lang go --mirror /work/.mirror/gin-gonic+gin/repo \
+      --repo gin-gonic/gin --limit 150 --out /tmp/pygocases/gin-gonic__gin.commit.jsonl
 
---lang java (the default) or js (plain JavaScript: .js .mjs .cjs .jsx).  What differs per
-language -- which paths may be gold, which file contents rule a file out, how declarations are
-recognised, which git diff driver names the hunk headers, extra subject skips -- sits in one
-table, LANGS (bottom of the language sections); everything else is shared.
+--lang java (the default), js (plain JavaScript: .js .mjs .cjs .jsx), py (.py) or go (.go).
+What differs per language -- which paths may be gold, which file contents rule a file out, how
+declarations are recognised, which git diff driver names the hunk headers, extra subject skips,
+duplicates -- sits in one table, LANGS (bottom of the language sections); everything else is
+shared, except that py and go follow the Go/Python dev cases (requests, go-zero) where those
+show the README's rules at work more exactly than java/js, which were written before the dev
+cases could be checked against a mirror: message cleaning and word count, which changed files
+are gold, which names make a case lexical (each marked "py/go" below).  Run on the requests
+and go-zero mirrors, py/go find every one of those 500 dev cases among the eligible commits,
+with the same query, gold and lexical flag (not the same 250 drawn: the dev set's sampler is
+not this one -- its picks suggest newest commits roughly 3 times as likely as the oldest, not N
+times).
 
 One JSON object per line, exactly the keys
   {"id", "repo", "base", "query", "gold", "source": "commit", "lexical"}
@@ -31,16 +43,31 @@ Rules (README -> what this script does):
   does a dangling "Fixes"/"See" before punctuation; lines left with only a ref keyword or
   punctuation are dropped; runs of blank lines collapse to one.  At least 6 words must remain (a word = a
   whitespace-separated token containing a letter or digit).
+  py/go (clean_message_plain): per line, URLs are cut up to the next whitespace, `#123` /
+  `owner/repo#123` are cut, then empty brackets "()" (so "(#12)" and a call's "()" go), runs of
+  spaces collapse and a space before . , ; : ! ? ) goes; lines are stripped.  Ref keywords stay
+  ("Fixes Issue", "(fixes)"), `issue 123` keeps its number.  Body lines are dropped when they are
+  a trailer, a lone reference ("Fixes #12", "Re: #3", "Closes gh-4"), a separator (`--`,
+  `-----`, a ``` fence) or a squash-merge noise item ("* update doc", "* fix", "* Update
+  writer.go", "Add test.").  Query = first line + blank line + the rest.  A word = a run of
+  word characters (`\w+`: "fix:etcd get&watch" is 4 words).
 * Subjects that are not a fix/feature description are dropped: subjects starting with chore,
   doc(s), javadoc, ci, build, bump, typo, lint, style, format(ting), release, version, prepare
   release, [maven-release-plugin], changelog, readme, merge, revert (a revert describes the
   change it undoes), or subjects containing the word "typo(s)", or of the form
   "fix/update/improve javadoc|docs|comments|readme|changelog ...".  js also drops subjects
   starting with deps / jsdoc or a "(deps)" scope ("deps: send@0.16.0", "fix(deps): ...":
-  dependency bumps in the express style).
+  dependency bumps in the express style).  py/go: a keyword followed by "/" does not count
+  (go-zero's "Chore/goctl version" is a dev case), and conventional-commit "refactor:" /
+  "test:" subjects are dropped too (none of go-zero's 15 otherwise eligible "refactor: ..."
+  commits is among its dev cases).
 * The commit touched 1-3 gold-eligible source files (counted over added, modified and deleted
   files, renames seen as delete + add via --no-renames); gold = those of them that exist at the
-  base (status M/D/T against the first parent), and there must be at least one.
+  base (status M/D/T against the first parent), and there must be at least one.  py/go: and
+  whose code changed -- a file whose change is all comments, docstrings or layout is not gold
+  (py: the syntax trees differ, string-expression statements left out, or, for code that does
+  not parse, the token sequences; go: the token sequences without comments, layout and the
+  trailing comma before a closing bracket); the 1-3 count is over all touched eligible files.
 * Gold-eligible (java) = a .java file that is not test/doc/example/benchmark/vendored/generated.  The
   path rules are those of shared/eval/bm25_baseline.py (is_candidate for lang "java": hidden dirs,
   test dirs such as src/test/, test-ish dir names such as test-jpms or shrinker-test,
@@ -69,9 +96,19 @@ Rules (README -> what this script does):
   (webpackBootstrap, "(function e(t,n,r){function s(o,u)", "function r(e,n,t){function o(i,f)")
   in the first 4 KiB (committed browser bundles such as axios's old root axios.js), or
   minified text (more than 4 KiB whose first 64 KiB average over 300 characters a line).
+* Gold-eligible (py / go) = exactly bm25_baseline.py's is_candidate for lang "py" / "go" (its
+  Go/Python rules have none of the newer languages' extras): a .py / .go file (extension
+  case-insensitive), no hidden dir, no test dir (test/, tests/, testing/, testdata/, e2e/ ...),
+  not *_test.go, test_*.py, *_test.py, conftest.py, tests.py, test.py; no vendored dir (vendor/,
+  third_party/ ..., and packages/ for Python: requests/packages/urllib3), no doc/example/
+  sample/script dir; not generated by name (*.pb.go, *.pb.gw.go, *.pb.validate.go, *_gen.go,
+  *.gen.go, *_generated.go, zz_generated*, *_pb2.py, *_pb2_grpc.py) nor a build script
+  (setup.py, noxfile.py, fabfile.py, pavement.py, ez_setup.py, distribute_setup.py,
+  magefile.go).  Generated by content = the baseline's header check (as for java).
 * Docs commits whose subject does not say so: a commit is dropped when every line it changed
   in its gold files (`git diff -U0 -w`, so whitespace-only changes vanish) is blank or a
-  comment/javadoc line (`//`, `/*`, `*`) and it added no eligible file.
+  comment/javadoc line (`//`, `/*`, `*`) and it added no eligible file.  (py/go: the per-file
+  code check above instead; a commit left without gold is dropped.)
 * lexical = the query contains, verbatim (case-sensitive, not inside a longer identifier), a
   gold file's basename stem or the name of a method/class/function the fix changed.
   java: "changed" is APPROXIMATED from `git diff -U0 BASE COMMIT -- <gold>` with git's builtin
@@ -104,8 +141,18 @@ Rules (README -> what this script does):
   characters, JavaScript reserved words, and constructor / prototype / module / exports /
   require are ignored (a class's constructor counts through its class name; `module.exports =
   function spread(` yields spread only).  For index.js the stem is "index".
-* Duplicates (js only): of eligible commits with the same cleaned message and the same gold
-  (express commits many fixes on both its 4.x and 5.x lines) only the newest is kept.
+  py/go: not hunk headers but the declarations whose block holds a changed line (`git diff -U0`,
+  removed lines in the base version, added lines in the fix's), at every level, and the gold
+  stem matches case-insensitively ("Digest Auth" -> auth.py).  py: `[async] def` / `class`
+  blocks by indentation (Python 2 code too), so a changed method counts with its class.  go:
+  top-level declarations from a column-0 func/type line to the next column-0 `}` / `)`, raw
+  strings skipped (a template's `func main() {` is no func): a func or method whose head is on
+  one line ending in `{` (with its receiver type), `type Name`, a `type (...)` group's member;
+  a func head spread over lines counts for nothing, var/const never (as in the dev cases:
+  "call fillSliceValue panic ..." is not lexical, its head spans two lines).
+* Duplicates (js, py, go): of eligible commits with the same cleaned message and the same gold
+  (express commits many fixes on both its 4.x and 5.x lines; requests and go-zero hold 17 such
+  pairs, of which the dev cases keep only ever the newer) only the newest is kept.
 * Sampling: up to --limit cases per repository with random.Random(7) (--seed), biased towards
   newer commits: eligible commits are ranked oldest = 1 .. newest = N and drawn without
   replacement with weight = rank (Efraimidis-Spirakis keys u ** (1 / rank)), so the newest
@@ -113,6 +160,8 @@ Rules (README -> what this script does):
 """
 
 import argparse
+import ast
+import io
 import json
 import os
 import random
@@ -120,6 +169,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import tokenize
+import warnings
 
 sys.dont_write_bytecode = True
 
@@ -222,6 +273,57 @@ def js_content_excluded(data):
     return False
 
 
+# ------------------------------------------------------------------ gold eligibility (py, go)
+# Exactly bm25_baseline.py's is_candidate for lang "py" / "go": the baseline's Go/Python rules
+# predate its extras for the newer languages (test-ish dir names, bench/fixtures dirs, ...),
+# and the dev cases for requests and go-zero were built with these rules alone, so none of the
+# java/js extras apply here.  TEST_DIRS, VENDOR_DIRS, DOC_DIRS and _GEN_HEADER_RE are the shared
+# ones above.
+VENDOR_DIRS_PY = {"packages"}           # requests/packages/urllib3: vendored copies in old history
+GENERATED_SUFFIXES = (".pb.go", ".pb.gw.go", "_pb2.py", "_pb2_grpc.py", ".pb.validate.go",
+                      "_gen.go", ".gen.go", "_generated.go", ".min.js", ".d.ts")
+BUILD_SCRIPTS = {"setup.py", "noxfile.py", "fabfile.py", "pavement.py", "magefile.go", "ez_setup.py",
+                 "distribute_setup.py"}
+PY_TEST_FILES = {"conftest.py", "tests.py", "test.py"}
+
+
+def _baseline_path_ok(path, ext):
+    """bm25_baseline.is_candidate(path, {lang}) without content, for the old languages py / go:
+    lang_of (extension, case-insensitive), then is_excluded_path (hidden dirs, is_test_path,
+    vendored / docs dirs, py's packages/, generated-by-name suffixes, zz_generated*, build
+    scripts)."""
+    if os.path.splitext(path)[1].lower() != ext:
+        return False
+    parts = path.split("/")
+    dirs = [p.lower() for p in parts[:-1]]
+    low = parts[-1].lower()
+    if any(d.startswith(".") or d in TEST_DIRS or d in VENDOR_DIRS or d in DOC_DIRS for d in dirs):
+        return False
+    if ext == ".py" and any(d in VENDOR_DIRS_PY for d in dirs):
+        return False
+    if low.endswith("_test.go"):                                       # is_test_path
+        return False
+    if ext == ".py" and (low.startswith("test_") or low.endswith("_test.py") or low in PY_TEST_FILES):
+        return False
+    if low.endswith(GENERATED_SUFFIXES) or low.startswith("zz_generated") or low in BUILD_SCRIPTS:
+        return False
+    return True
+
+
+def py_path_ok(path):
+    return _baseline_path_ok(path, ".py")
+
+
+def go_path_ok(path):
+    return _baseline_path_ok(path, ".go")
+
+
+def generated_content(data):
+    """The baseline's is_generated_content: a "Code generated ... DO NOT EDIT" or "@generated"
+    header in the first 4 KiB."""
+    return bool(_GEN_HEADER_RE.search(data[:4096]))
+
+
 # ------------------------------------------------------------------ message cleaning
 _TRAILER_RE = re.compile(
     r"^\s*(signed-off-by|co-authored-by|reviewed-by|reviewed-on|acked-by|tested-by|reported-by|"
@@ -286,11 +388,79 @@ def word_count(text):
     return sum(1 for t in text.split() if re.search(r"[A-Za-z0-9]", t))
 
 
-_SKIP_SUBJECT_RE = re.compile(
-    r"^\W*(chore|docs?|javadocs?|ci|build|bump(ed|s)?|typos?|lint(ing)?|style|format(ting)?|"
+# py / go: the message cleaning the Go/Python dev cases (requests, go-zero) were actually built
+# with, read off those cases and their mirrors (java/js keep the cleaning above, unchanged).
+# Per line (CRs dropped): URLs are cut up to the next whitespace (`https?://\S+`, so a closing
+# bracket or quote glued to the URL goes too), references `#123` / `owner/repo#123` are cut,
+# then empty brackets "()" ("(#12)", and also a call's "update()" -> "update"), runs of spaces
+# collapse and a space before . , ; : ! ? ) goes ("issue #1746 : Don't" -> "issue: Don't");
+# lines are stripped of leading/trailing space.  Keywords around references stay ("Fixes
+# Issue", "issue see", "Fixes:", "(fixes)"); `issue 123` keeps its number.  Body lines (never
+# the subject) are dropped when they are: a trailer (Signed-off-by, Co-authored-by, Change-Id,
+# ...); a reference line, i.e. a ref keyword (fixes, closes, resolves, re, related to, refs, see)
+# and one reference (#123, gh-123, URL) and nothing else ("Fixes #12.", "Re: #1159", but
+# "See also #1", "Partially-fixes #1", "* Fix #1 (#2)" stay); a separator (`--`, `-----`,
+# a ``` fence); or a squash-merge noise item -- fix / update / add / delete / rebase alone or
+# with tests / unit test / docs / typo / a file name ("* update doc", "* Update writer.go",
+# "* fixed unit test", "Add test.").  Query = subject + blank line + body (the first line is
+# the subject even without a blank line after it), runs of blank lines collapsed to one.
+_PLAIN_URL_RE = re.compile(r"https?://\S+")
+_PLAIN_REF_RE = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+")
+_PLAIN_TRAILER_RE = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|reviewed-on|acked-by|tested-by|reported-by|"
+    r"suggested-by|helped-by|cc|change-id|git-svn-id)\s*:", re.I)
+_PLAIN_REF_LINE_RE = re.compile(
+    r"^\W*(fix(es|ed)?|close[sd]?|resolve[sd]?|re|related to|refs?|see)\s*:?\s*"
+    r"(#\d+|gh-\d+|[\w.-]+/[\w.-]+#\d+|https?://\S+)\W*$", re.I)
+_PLAIN_SEPARATOR_RE = re.compile(r"^\s*(-{2,}|```\w*)\s*$")
+_PLAIN_NOISE_RE = re.compile(
+    r"^\W*(fix(e[sd])?|update[ds]?|add(s|ed)?|delete[ds]?|rebased?)"
+    r"(\s+((unit\s+)?tests?|docs?|typos?|[\w.-]+\.(go|py|md|rst|txt|ya?ml|json|toml|cfg|ini|mod|sum)))?"
+    r"\W*$", re.I)
+
+
+def _plain_clean_line(line):
+    line = _PLAIN_URL_RE.sub("", line)
+    line = _PLAIN_REF_RE.sub("", line)
+    line = re.sub(r"\(\s*\)", "", line)
+    line = re.sub(r"\s+", " ", line)
+    line = re.sub(r"\s+([.,;:!?)])", r"\1", line)
+    return line.strip()
+
+
+def clean_message_plain(msg):
+    lines = msg.replace("\r", "").strip().split("\n")
+    subject = _plain_clean_line(lines[0])
+    body = []
+    for line in lines[1:]:
+        if (_PLAIN_TRAILER_RE.match(line) or _PLAIN_REF_LINE_RE.match(line)
+                or _PLAIN_SEPARATOR_RE.match(line) or _PLAIN_NOISE_RE.match(line)):
+            continue
+        body.append(_plain_clean_line(line))
+    text = "\n".join(body).strip()
+    text = re.sub(r"\n\n+", "\n\n", text)
+    return subject + "\n\n" + text if text else subject
+
+
+def word_count_plain(text):
+    """Words of the Go/Python dev set: runs of word characters (`\\w+`, so "fix:etcd" is two
+    words and "get_netrc_auth" one)."""
+    return len(re.findall(r"\w+", text))
+
+
+_SKIP_WORDS = (
+    r"(chore|docs?|javadocs?|ci|build|bump(ed|s)?|typos?|lint(ing)?|style|format(ting)?|"
     r"reformat(ted)?|release[ds]?|releasing|version|prepar(e|ing)( for)?( the)?( next)? "
     r"(release|development|version)|\[maven-release-plugin\]|changelog|changes\.md|readme|"
-    r"merge|revert)\b", re.I)
+    r"merge|revert)")
+_SKIP_SUBJECT_RE = re.compile(r"^\W*" + _SKIP_WORDS + r"\b", re.I)
+# py / go (the Go/Python dev cases): a word followed by "/" starts a branch-name subject, not a
+# chore one (go-zero's "Chore/goctl version" is a dev case); and conventional-commit refactor /
+# test subjects describe no fix or feature (go-zero has 15 otherwise eligible "refactor: ..."
+# commits, none of them among its 250 dev cases where about 7 would be expected; 4 "test: ...",
+# none).
+_PLAIN_SKIP_SUBJECT_RE = re.compile(r"^\W*" + _SKIP_WORDS + r"\b(?!/)", re.I)
+_PLAIN_SKIP_EXTRA_RE = re.compile(r"^\W*(refactor|tests?)(\([^)]*\))?!?:", re.I)
 _TYPO_RE = re.compile(r"\btypos?\b", re.I)
 _DOCFIX_RE = re.compile(
     r"^\W*(fix(ed|es)?|update[ds]?|improve[ds]?|tid(y|ied)|clean(ed)?( up)?|clarif(y|ied)|"
@@ -298,8 +468,8 @@ _DOCFIX_RE = re.compile(
     r"changelog)\b", re.I)
 
 
-def skip_subject(subject, extra=None):
-    return bool(_SKIP_SUBJECT_RE.match(subject) or _TYPO_RE.search(subject)
+def skip_subject(subject, extra=None, words=_SKIP_SUBJECT_RE):
+    return bool(words.match(subject) or _TYPO_RE.search(subject)
                 or _DOCFIX_RE.match(subject) or (extra is not None and extra.match(subject)))
 
 
@@ -399,21 +569,282 @@ def js_decl_names(line):
     return {n for n in names if len(n) >= 3 and n not in JS_KEYWORDS}
 
 
+# ------------------------------------------------------------------ lexical (py, go)
+# py / go: "a function/class/type the fix changed" = a declaration whose block holds a changed
+# line (`git diff -U0 BASE FIX`, removed lines in the base version, added lines in the fix's),
+# at every nesting level -- what the Go/Python dev cases' lexical flags follow (all 500 of them
+# agree).  Not git's hunk header: for Python it names only the nearest `def`, while the dev
+# cases also count the class around it (requests' "... to HTTPDigestAuth" changes a method of
+# HTTPDigestAuth); for Go it names a func whose head spans several lines, which the dev cases do
+# not count (go-zero's "call fillSliceValue panic ..." is lexical false).  The stem of a gold
+# file matches case-insensitively there ("Digest Auth" -> auth.py, "functional API" -> api.py).
+PY_KEYWORDS = set("""False None True and as assert async await break class continue def del elif
+else except finally for from global if import in is lambda nonlocal not or pass raise return try
+while with yield self cls""".split())
+_PY_DECL_RE = re.compile(r"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
+# comments, strings (a triple-quoted one over lines), brackets and line ends, to find the lines
+# that continue a logical line (inside brackets or a multi-line string)
+_PY_SCAN_RE = re.compile(
+    r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?(?:\"\"\"|\Z)|'\'\'(?:\\.|[^\\])*?(?:'\'\'|\Z)|"
+    r"\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?|[()\[\]{}]|\n", re.S)
+
+
+def py_decl_names(line):
+    """`[async] def NAME` / `class NAME` at the start of the line."""
+    m = _PY_DECL_RE.match(line)
+    if not m or m.group(1) in PY_KEYWORDS or len(m.group(1)) < 3:
+        return set()
+    return {m.group(1)}
+
+
+def py_scope_names(data, lines):
+    """Names of the def/class blocks, at all levels, that hold any of `lines` (1-based), by
+    indentation (Python 2 code too): a block runs from its def/class line to the next line of
+    the same or lower indentation; continuation lines (inside brackets or a multi-line string),
+    blank and comment lines belong where the line before them does."""
+    text = data.decode("utf-8", "replace").replace("\r", "")
+    cont = set()
+    line, depth = 1, 0
+    for m in _PY_SCAN_RE.finditer(text):
+        t = m.group(0)
+        if t == "\n":
+            line += 1
+            if depth:
+                cont.add(line)
+        elif t in "([{":
+            depth += 1
+        elif t in ")]}":
+            depth = max(0, depth - 1)
+        elif t[0] in "\"'":
+            k = t.count("\n")
+            cont.update(range(line + 1, line + k + 1))
+            line += k
+    want = set(lines)
+    names = set()
+    stack = []                          # (indent, names) of the open def/class blocks
+    for i, l in enumerate(text.split("\n"), 1):
+        if i not in cont and l.strip() and not l.lstrip().startswith("#"):
+            ind = len(l.expandtabs(8)) - len(l.expandtabs(8).lstrip())
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+            decl = py_decl_names(l)
+            if _PY_DECL_RE.match(l):
+                stack.append((ind, decl))
+        if i in want:
+            for _, n in stack:
+                names |= n
+    return names
+
+
+GO_KEYWORDS = set("""break case chan const continue default defer else fallthrough for func go goto
+if import interface map package range return select struct switch type var""".split())
+# a func head on one line, `{` at its end (gofmt: a top-level declaration starts in column 0)
+_GO_FUNC_RE = re.compile(
+    r"^func[ \t]*(?:\([ \t]*(?:[A-Za-z_]\w*[ \t]+)?\*?[ \t]*([A-Za-z_]\w*)[^()]*\)[ \t]*)?"
+    r"([A-Za-z_]\w*)[ \t]*[\[(].*\{[ \t]*$")
+_GO_TYPE_RE = re.compile(r"^type[ \t]+([A-Za-z_]\w*)")
+_GO_GROUP_MEMBER_RE = re.compile(r"^\t([A-Za-z_]\w*)[ \t]")
+_GO_DECL_START_RE = re.compile(r"^(func|type|var|const|import)\b")
+
+
+def go_decl_names(line):
+    """Names a top-level Go declaration line declares: a func or method whose head is on this
+    one line (`func Name(...) ... {`, `func (r *T) Name[...](...) {`: Name and the receiver
+    type T) or `type Name ...`."""
+    names = set()
+    m = _GO_FUNC_RE.match(line)
+    if m:
+        names.update(x for x in m.groups() if x)
+    m = _GO_TYPE_RE.match(line)
+    if m:
+        names.add(m.group(1))
+    return {n for n in names if len(n) >= 3 and n not in GO_KEYWORDS}
+
+
+def go_scope_names(data, lines):
+    """Names of the top-level declarations that hold any of `lines` (1-based): funcs and
+    methods with a one-line head (with the receiver type), `type Name` blocks and the members
+    of `type (...)` groups.  A declaration starts at a column-0 func/type/var/const/import line
+    and ends at the next `}` or `)` in column 0; lines inside raw strings and block comments
+    (a code template holding `func main() {`) are skipped."""
+    text = data.decode("utf-8", "replace")
+    masked = set()                      # lines that start inside a raw string / block comment
+    for m in re.finditer(r"//[^\n]*|/\*.*?(?:\*/|\Z)|`[^`]*`?|\"(?:\\.|[^\"\\\n])*\"?|"
+                         r"'(?:\\.|[^'\\\n])*'?", text, re.S):
+        k = m.group(0).count("\n")
+        if k:
+            first = text.count("\n", 0, m.start()) + 1
+            masked.update(range(first + 1, first + k + 1))
+    want = set(lines)
+    names = set()
+    cur = set()                         # names of the open declaration
+    group = None                        # in a `type (` group: the current member's names
+    for i, l in enumerate(text.split("\n"), 1):
+        if i not in masked:
+            if _GO_DECL_START_RE.match(l):
+                cur = go_decl_names(l)
+                group = set() if re.match(r"^type[ \t]*\(", l) else None
+                if not re.search(r"[{(][ \t]*$", l) and not l.startswith("func"):
+                    if i in want:       # a one-line declaration: `type ID int`
+                        names |= cur
+                    cur, group = set(), None
+                    continue
+            elif l.startswith(("}", ")")):
+                if i in want:
+                    names |= cur | (group or set())
+                cur, group = set(), None
+                continue
+            elif group is not None:
+                m = _GO_GROUP_MEMBER_RE.match(l)
+                if m:
+                    group = {m.group(1)} if len(m.group(1)) >= 3 else set()
+        if i in want:
+            names |= cur | (group or set())
+    return names
+
+
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+def scope_names(gitdir, cat, base, sha, paths, attrs, lang):
+    """Declarations (lang["scope_names"]) holding a line that `git diff -U0 BASE SHA` removes
+    (base version) or adds (fix version) in any of `paths`."""
+    names = set()
+    for path in paths:
+        out = git(gitdir, "diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", base, sha,
+                  "--", path, attrs=attrs, config=lang["git_config"]).decode("utf-8", "replace")
+        old, new = [], []
+        for m in _HUNK_RE.finditer(out):
+            a, b, c, d = (int(x) if x is not None else 1 for x in m.groups())
+            old.extend(range(a, a + b))
+            new.extend(range(c, c + d))
+        for rev, lines in ((base, old), (sha, new)):
+            data = cat.get(rev, path) if lines else None
+            if data:
+                names |= lang["scope_names"](data, lines)
+    return names
+
+
+# ------------------------------------------------------------------ code changed (py, go)
+# py / go: a changed file is gold only if its code changed -- the Go/Python dev cases leave out
+# files whose change was all comments, docstrings or layout: go-zero's "feat: rest validation
+# on http requests" also reworded a comment in periodicalexecutor.go, "fix: etcd scheme on grpc
+# resolver" turned `{}` into `{\n}` in kubebuilder.go, requests' "Fix a few warnings flagged by
+# PyDev" re-indented one line of structures.py, "removed no longer used redirect codes ..."
+# spread a tuple of sessions.py over lines with a trailing comma and comments; none of those
+# files is gold.  A string literal is whole, so requests' "Fix missing space in error message"
+# (a space added inside a string) is a code change.
+#   py: the files' syntax trees (ast.dump) differ, string-literal statements (docstrings) left
+#       out; if either version does not parse (Python 2 code in old history), their token
+#       sequences (tokenize: no comments, no line breaks inside brackets, no docstring lines)
+#       differ.
+#   go: their token sequences differ: comments and layout left out, string / raw-string / rune
+#       literals whole, a comma right before a closing bracket dropped (gofmt's trailing comma
+#       of a literal spread over lines).
+_GO_TOKEN_RE = re.compile(
+    r"//[^\n]*|/\*.*?(?:\*/|\Z)|(\"(?:\\.|[^\"\\\n])*\"?|`[^`]*`?|'(?:\\.|[^'\\\n])*'?|\w+|\S)", re.S)
+_PY_FALLBACK_TOKEN_RE = re.compile(
+    r"#[^\n]*|(\"\"\".*?(?:\"\"\"|\Z)|'\'\'.*?(?:'\'\'|\Z)|\"(?:\\.|[^\"\\\n])*\"?|"
+    r"'(?:\\.|[^'\\\n])*'?|\w+|\S)", re.S)
+
+
+def _drop_trailing_commas(tokens, closing):
+    return [t for i, t in enumerate(tokens)
+            if not (t in (",", (tokenize.OP, ",")) and i + 1 < len(tokens) and tokens[i + 1] in closing)]
+
+
+def go_code_tokens(data):
+    toks = [m.group(1) for m in _GO_TOKEN_RE.finditer(data.decode("utf-8", "replace")) if m.group(1)]
+    return _drop_trailing_commas(toks, (")", "]", "}"))
+
+
+def _py_tokens(data):
+    out = []
+    line = []                           # significant tokens of the current logical line
+    try:
+        for tok in tokenize.tokenize(io.BytesIO(data).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if line and not all(t[0] == tokenize.STRING for t in line):
+                    out.extend(line)
+                    out.append((tok.type, ""))
+                line = []
+            elif tok.type in (tokenize.INDENT, tokenize.DEDENT):
+                out.append((tok.type, ""))
+            elif tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+                line.append((tok.type, tok.string))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
+        text = data.decode("utf-8", "replace")
+        return [m.group(1) for m in _PY_FALLBACK_TOKEN_RE.finditer(text) if m.group(1)]
+    closing = tuple((tokenize.OP, c) for c in ")]}")
+    return _drop_trailing_commas(out, closing)
+
+
+def _py_tree(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            node.body = [st for st in body if not (
+                isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                and isinstance(st.value.value, str))] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def py_code_changed(old, new):
+    a, b = _py_tree(old), _py_tree(new)
+    if a is not None and b is not None:
+        return a != b
+    return _py_tokens(old) != _py_tokens(new)
+
+
+def go_code_changed(old, new):
+    return go_code_tokens(old) != go_code_tokens(new)
+
+
 # ------------------------------------------------------------------ per-language table
 # path_ok(path) -> may be gold by its path; content_excluded(bytes) -> generated/benchmark/bundle;
 # decl_names(line) -> declared names; attributes = core.attributesFile text selecting the git
 # diff driver for hunk headers; git_config = extra `git -c` settings (a custom driver);
 # skip_subject = extra subject regex (None: the shared rules only); dedupe = keep only the newest
-# of eligible commits with the same cleaned message and gold (a fix committed on two release lines).
+# of eligible commits with the same cleaned message and gold (a fix committed on two release lines);
+# skip_words = the shared subject-keyword regex (py/go: not before "/"); clean(message) -> query
+# and words(query) -> word count; code_changed(base bytes, fix bytes) -> whether a file's code
+# changed (None: all changed eligible files at base are gold, and the comment-only commit check
+# applies); scope_names(bytes, line numbers) -> names of the declarations holding those lines,
+# used for lexical instead of hunk headers and changed-line declarations (None: diff_info; py/go
+# use decl_names inside scope_names, and their diff driver attributes change no line number);
+# stem_nocase = a gold stem matches the query case-insensitively.
 LANGS = {
     "java": dict(path_ok=java_path_ok, content_excluded=java_content_excluded,
                  decl_names=java_decl_names, attributes="*.java diff=java\n", git_config=(),
-                 skip_subject=None, dedupe=False),
+                 skip_subject=None, dedupe=False, clean=clean_message, words=word_count,
+                 code_changed=None, scope_names=None, stem_nocase=False,
+                 skip_words=_SKIP_SUBJECT_RE),
     "js": dict(path_ok=js_path_ok, content_excluded=js_content_excluded,
                decl_names=js_decl_names,
                attributes="".join("*%s diff=ctxjs\n" % e for e in JS_EXTS),
                git_config=("diff.ctxjs.xfuncname=" + _JS_XFUNCNAME,),
-               skip_subject=_JS_SKIP_SUBJECT_RE, dedupe=True),
+               skip_subject=_JS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message, words=word_count,
+               code_changed=None, scope_names=None, stem_nocase=False,
+               skip_words=_SKIP_SUBJECT_RE),
+    # py / go dedupe: requests and go-zero hold 17 pairs of eligible commits with the same
+    # cleaned message and gold (cherry-picks, re-applied patches, go-zero's early history pushed
+    # twice); the dev cases hold 4 of them, each time the newer copy and never both.
+    "py": dict(path_ok=py_path_ok, content_excluded=generated_content, decl_names=py_decl_names,
+               attributes="*.py diff=python\n", git_config=(), skip_subject=_PLAIN_SKIP_EXTRA_RE,
+               dedupe=True, clean=clean_message_plain, words=word_count_plain,
+               code_changed=py_code_changed, scope_names=py_scope_names, stem_nocase=True,
+               skip_words=_PLAIN_SKIP_SUBJECT_RE),
+    "go": dict(path_ok=go_path_ok, content_excluded=generated_content, decl_names=go_decl_names,
+               attributes="*.go diff=golang\n", git_config=(), skip_subject=_PLAIN_SKIP_EXTRA_RE,
+               dedupe=True, clean=clean_message_plain, words=word_count_plain,
+               code_changed=go_code_changed, scope_names=go_scope_names, stem_nocase=True,
+               skip_words=_PLAIN_SKIP_SUBJECT_RE),
 }
 
 
@@ -530,12 +961,12 @@ def main():
                 continue
             base = parents[0]
             subject = body.strip().split("\n", 1)[0] if body.strip() else ""
-            if skip_subject(subject, lang["skip_subject"]):
+            if skip_subject(subject, lang["skip_subject"], lang["skip_words"]):
                 stats["subject"] += 1
                 continue
-            query = clean_message(body)
-            if (word_count(query) < a.min_words
-                    or skip_subject(query.split("\n", 1)[0], lang["skip_subject"])):
+            query = lang["clean"](body)
+            if (lang["words"](query) < a.min_words
+                    or skip_subject(query.split("\n", 1)[0], lang["skip_subject"], lang["skip_words"])):
                 stats["words"] += 1
                 continue
             touched = sorted({p for st, p in files if lang["path_ok"](p)})
@@ -560,8 +991,17 @@ def main():
             if not gold:
                 stats["gold"] += 1
                 continue
-            names, code = diff_info(a.mirror, base, sha, gold, attrs, lang)
-            if not code and len(counted) == len(gold):
+            if lang["code_changed"] is not None:
+                gold = [p for p in gold
+                        if lang["code_changed"](cat.get(base, p) or b"", cat.get(sha, p) or b"")]
+                if not gold:
+                    stats["nocode"] += 1       # comment/docstring-only change in the files at base
+                    continue
+            if lang["scope_names"] is not None:
+                names, code = scope_names(a.mirror, cat, base, sha, gold, attrs, lang), True
+            else:
+                names, code = diff_info(a.mirror, base, sha, gold, attrs, lang)
+            if lang["code_changed"] is None and not code and len(counted) == len(gold):
                 stats["nocode"] += 1           # comment/javadoc/whitespace-only change: a docs commit
                 continue
             if lang["dedupe"]:
@@ -590,7 +1030,12 @@ def main():
     rows = []
     for c in chosen:
         stems = {os.path.splitext(os.path.basename(p))[0] for p in c["gold"]}
-        lexical = any(contains_word(c["query"], w) for w in stems | c["names"])
+        if lang["stem_nocase"]:
+            lexical = (any(re.search(r"(?<![\w$])" + re.escape(w) + r"(?![\w$])", c["query"], re.I)
+                           for w in stems)
+                       or any(contains_word(c["query"], w) for w in c["names"]))
+        else:
+            lexical = any(contains_word(c["query"], w) for w in stems | c["names"])
         rows.append({"id": "%s-commit-%s" % (name, c["sha"][:12]), "repo": a.repo,
                      "base": c["base"], "query": c["query"], "gold": c["gold"],
                      "source": "commit", "lexical": lexical})
