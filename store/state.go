@@ -236,7 +236,22 @@ func prepareState(ctx context.Context, path string, busy time.Duration) error {
 // FilePerm: SQLite would create it readable by all (less the umask), and
 // its -wal and -shm files with its mode.
 func createDatabase(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, workspace.FilePerm)
+	// Never open an existing database outside SQLite: closing any
+	// descriptor of a file drops every POSIX lock the process holds on it,
+	// SQLite's included (https://sqlite.org/howtocorrupt.html, 2.2). A
+	// daemon that opened a writer beside its readers lost their locks, and
+	// the next process to close the database (a sqlite3 shell, a backup)
+	// took itself for the last one and checkpointed and removed the WAL
+	// under them: the index read as malformed.
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, workspace.FilePerm)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // created by another process meanwhile
+	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -747,4 +748,62 @@ func TestNamedByPhrase(t *testing.T) {
 			t.Errorf("NamedByPhrase(%q, %d) = %v, want %v", tc.terms, tc.limit, got, tc.want)
 		}
 	}
+}
+
+// A process that opens its index a second time (a daemon's index run
+// beside its readers) must keep the locks its first connections hold:
+// without them another process that closes the database (a sqlite3 shell,
+// a backup) takes itself for the last one and checkpoints and removes the
+// write-ahead log under them, which left indexes malformed. Linux lists a
+// process's locks in /proc/locks.
+func TestSecondOpenKeepsTheLocks(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no /proc/locks to read the locks from")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	putFile(t, s, sampleFile("a.go", 1000))
+	reader, err := Open(ctx, root, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := reader.Stats(ctx); err != nil { // its one connection, kept open
+		t.Fatal(err)
+	}
+	if n := locksHeld(t, Path(root)); n == 0 {
+		t.Fatal("no lock on the index while a connection is open: nothing to keep")
+	}
+	again, err := Open(ctx, root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if n := locksHeld(t, Path(root)); n == 0 {
+		t.Fatal("opening the index again dropped this process's locks on it")
+	}
+}
+
+// locksHeld counts the POSIX locks this process holds on the file at path.
+func locksHeld(t *testing.T, path string) int {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ino := fi.Sys().(*syscall.Stat_t).Ino
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, n := strconv.Itoa(os.Getpid()), 0
+	for _, line := range strings.Split(string(data), "\n") {
+		// 4: POSIX  ADVISORY  READ 3867 fe:00:11165976 1073741826 1073742335
+		f := strings.Fields(line)
+		if len(f) >= 6 && f[1] == "POSIX" && f[4] == pid && strings.HasSuffix(f[5], ":"+strconv.FormatUint(ino, 10)) {
+			n++
+		}
+	}
+	return n
 }
