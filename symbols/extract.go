@@ -395,7 +395,7 @@ func (e *extraction) finish() {
 	for i := range e.defs {
 		if r := e.defs[i].receiver; r != "" {
 			ents[i].Kind = KindMethod
-			if t, ok := byName[r]; ok && ents[i].Parent < 0 {
+			if t, ok := byName[r]; ok && ents[i].Parent < 0 && !within(ents, t, i) {
 				ents[i].Parent = t
 			}
 		}
@@ -536,6 +536,20 @@ func refRank(r ref) int {
 		rank++
 	}
 	return rank
+}
+
+// within reports whether entity t is i or lies inside it (i is among its
+// parents). A method is not attached to a type declared in its own body:
+// serde_json's deserialize, on Value, declares the associated type
+// "type Value = Value;" inside, and made its own parent's parent, the
+// qualified name's walk up the parents never ended.
+func within(ents []Entity, t, i int) bool {
+	for p := t; p >= 0; p = ents[p].Parent {
+		if p == i {
+			return true
+		}
+	}
+	return false
 }
 
 // qualName joins package, enclosing entities (or the receiver type) and the

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -327,4 +329,48 @@ func goroot(tb testing.TB) string {
 		tb.Skipf("go env GOROOT: %v", err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// A method whose body declares a type of its receiver's name is not
+// attached to that type: it would be its own parent's parent, and its
+// qualified name's walk up the parents never ended (serde_json's
+// src/value/de.rs took 17 GB before it was killed).
+func TestMethodDeclaringItsReceiversName(t *testing.T) {
+	src := []byte(`impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D>(deserializer: D) -> Result<Value, D::Error> {
+        struct ValueVisitor;
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = Value;
+            fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+                Ok(Value::Bool(value))
+            }
+        }
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+`)
+	done := make(chan *File, 1)
+	go func() {
+		f, err := Extract(context.Background(), "src/value/de.rs", src)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- f
+	}()
+	var f *File
+	select {
+	case f = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("extraction did not end")
+	}
+	if f == nil {
+		return
+	}
+	var names []string
+	for _, e := range f.Entities {
+		names = append(names, e.QualName)
+	}
+	if !slices.Contains(names, "Value.deserialize") {
+		t.Errorf("qualified names = %v, want Value.deserialize among them", names)
+	}
 }
