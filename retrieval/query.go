@@ -698,8 +698,17 @@ var (
 // asks is what kind of file, other than source, a message asks about.
 type asks struct{ tests, docs, build bool }
 
+// asksAbout reads text once for the words of every kind: a word or an
+// identifier part counts, so "fix TestParse" is about tests and "the
+// latest release" is not.
 func asksAbout(text string) asks {
-	return asks{tests: mentionsTests(text), docs: mentionsDocs(text), build: mentionsAny(text, buildWords)}
+	var a asks
+	analyzer.New().Each(text, func(t string) {
+		a.tests = a.tests || testWords[t]
+		a.docs = a.docs || docWords[t]
+		a.build = a.build || buildWords[t]
+	})
+	return a
 }
 
 // aside reports a message that asks about a kind of file kept aside from
@@ -715,22 +724,6 @@ func analyzedSet(words ...string) map[string]bool {
 	}
 	return set
 }
-
-// mentionsAny reports whether text has a word (or identifier part) of set:
-// "fix TestParse" is about tests, "the latest release" is not.
-func mentionsAny(text string, set map[string]bool) bool {
-	found := false
-	analyzer.New().Each(text, func(t string) {
-		if set[t] {
-			found = true
-		}
-	})
-	return found
-}
-
-func mentionsDocs(text string) bool { return mentionsAny(text, docWords) }
-
-func mentionsTests(text string) bool { return mentionsAny(text, testWords) }
 
 // credit adds a term's hits to the candidates' lexical scores.
 func credit(get func(int64) *cand, t string, weight float64, hits []store.Hit) {

@@ -146,8 +146,13 @@ func isTestSupport(p string) bool {
 // checks), elsewhere it is as often an API's specification (go-zero's
 // tools/goctl/api/spec).
 func specLanguage(p string) bool {
+	return isScript(p) || strings.EqualFold(path.Ext(p), ".rb")
+}
+
+// isScript reports a JavaScript or TypeScript file by its extension.
+func isScript(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
-	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".rb":
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
 		return true
 	}
 	return false
@@ -210,13 +215,10 @@ func IsBuildScript(p string) bool {
 	if buildScripts[base] {
 		return true
 	}
-	ext := path.Ext(base)
-	switch ext {
-	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts":
-	default:
+	if !isScript(base) {
 		return false
 	}
-	stem := strings.TrimSuffix(base, ext)
+	stem := strings.TrimSuffix(base, path.Ext(base))
 	return strings.HasSuffix(stem, ".config") || stem == "gulpfile" || stem == "gruntfile"
 }
 
@@ -245,9 +247,7 @@ func IsThirdParty(p string) bool {
 // source (hono's deno_dist/ outranked src/ on the dev cases). Only for
 // those languages: Go's cmd/dist is the source of a tool.
 func IsBuildOutput(p string) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
-	default:
+	if !isScript(p) {
 		return false
 	}
 	return underDir(p, func(d string) bool {
