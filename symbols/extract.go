@@ -61,12 +61,9 @@ func (x *Extractor) ExtractIncremental(ctx context.Context, path string, old *si
 	if err != nil {
 		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
 	}
-	tree, err := x.parser(lang).ParseCtx(ctx, old, src)
+	tree, err := x.parse(ctx, lang, old, src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("extract %s: %w", path, err)
-	}
-	if tree == nil {
-		return nil, nil, fmt.Errorf("extract %s: parse returned no tree", path)
 	}
 	f, tree, err := x.extract(ctx, lang, q, path, tree, src)
 	if err != nil {

@@ -32,13 +32,9 @@ func (x *Extractor) ExtractEdit(ctx context.Context, path string, old *sitter.Tr
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("extract %s: %w", path, err)
 	}
-	p := x.parser(lang)
-	tree, err = p.ParseCtx(ctx, old, src)
+	tree, err = x.parse(ctx, lang, old, src)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("extract %s: %w", path, err)
-	}
-	if tree == nil {
-		return nil, nil, false, fmt.Errorf("extract %s: parse returned no tree", path)
 	}
 	root := tree.RootNode()
 	if f := x.shifted(q, lang, root, prev, edit); f != nil {

@@ -2,7 +2,6 @@ package symbols
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -93,11 +92,8 @@ func (x *Extractor) extract(ctx context.Context, lang *Language, q *sitter.Query
 				tree.Edit(edit)
 			}
 		}
-		next, err := x.parser(lang).ParseCtx(ctx, cur, text)
+		next, err := x.parse(ctx, lang, cur, text)
 		closeCur()
-		if err == nil && next == nil {
-			err = errors.New("parse returned no tree")
-		}
 		if err != nil {
 			tree.Close()
 			return nil, nil, err
