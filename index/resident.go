@@ -63,7 +63,7 @@ func (w *worker) extract(ctx context.Context, rel string, text []byte) (*symbols
 	var old *sitter.Tree
 	if k, ok := w.trees.take(rel); ok {
 		if edit, changed := symbols.EditBetween(k.text, text); changed {
-			k.tree.Edit(edit)
+			symbols.EditTree(k.tree, edit)
 		}
 		old = k.tree
 		defer old.Close()

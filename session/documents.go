@@ -120,7 +120,7 @@ func (s *Session) change(ctx context.Context, m Modification) {
 				tree = nil
 			}
 		} else if tree != nil {
-			tree.Edit(*te)
+			symbols.EditTree(tree, *te)
 		}
 		text = newText
 		spans = append(spans, [2]int{from, to})

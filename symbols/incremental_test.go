@@ -100,7 +100,7 @@ export function mount(p: Panel) { return p.render(); }
 				t.Fatal(err)
 			}
 			out, ed := editAt(t, src, tc.anchor, tc.old, tc.repl)
-			tree.Edit(ed)
+			EditTree(tree, ed)
 			got, nt, reused, err := x.ExtractEdit(ctx, tc.path, tree, prev, ed, out)
 			if err != nil {
 				t.Fatal(err)

@@ -87,9 +87,9 @@ func (x *Extractor) extract(ctx context.Context, lang *Language, q *sitter.Query
 			at := sitter.Point{Row: n.StartPoint().Row, Column: n.StartPoint().Column - (n.StartByte() - start)}
 			endAt := sitter.Point{Row: at.Row, Column: at.Column + end - start}
 			edit := sitter.EditInput{StartIndex: start, OldEndIndex: end, NewEndIndex: end, StartPoint: at, OldEndPoint: endAt, NewEndPoint: endAt}
-			cur.Edit(edit)
+			EditTree(cur, edit)
 			if cur != tree {
-				tree.Edit(edit)
+				EditTree(tree, edit)
 			}
 		}
 		next, err := x.parse(ctx, lang, cur, text)

@@ -210,7 +210,7 @@ static void check_preempt_wakeup(struct rq *rq, int wake_flags)
 		t.Fatal(err)
 	}
 	end := sitter.Point{Row: uint32(strings.Count(src, "\n"))}
-	tree.Edit(sitter.EditInput{StartIndex: uint32(len(src)), OldEndIndex: uint32(len(src)), NewEndIndex: uint32(len(added)),
+	EditTree(tree, sitter.EditInput{StartIndex: uint32(len(src)), OldEndIndex: uint32(len(src)), NewEndIndex: uint32(len(added)),
 		StartPoint: end, OldEndPoint: end, NewEndPoint: sitter.Point{Row: uint32(strings.Count(added, "\n"))}})
 	got, tree2, err := x.ExtractIncremental(ctx, "fair.c", tree, []byte(added))
 	tree.Close()
