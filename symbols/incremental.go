@@ -99,6 +99,16 @@ func (x *Extractor) shifted(q *sitter.Query, lang *Language, root *sitter.Node, 
 	if body == nil || body.StartByte() > edit.StartIndex || edit.NewEndIndex > body.EndByte() {
 		return nil
 	}
+	if lang.docInBody && edit.StartIndex <= firstStatementEnd(body) && (decl.Doc != "" || startsWithString(body)) {
+		// An edit of the body's first statement that is, was or becomes the
+		// declaration's docstring changes its Doc.
+		return nil
+	}
+	if root.HasError() && !prev.HasErrors && lang.repairsMisreads() {
+		// Whether the parse's errors are misreads the full extraction
+		// repairs (and then reports none) only that extraction can tell.
+		return nil
+	}
 	// The body still declares nothing.
 	x.cursor.Exec(q, body)
 	for {
@@ -127,4 +137,29 @@ func (x *Extractor) shifted(q *sitter.Query, lang *Language, root *sitter.Node, 
 		f.Entities[i] = en
 	}
 	return f
+}
+
+// firstStatementEnd returns where the first statement of body ends (in
+// bytes), comments aside, or body's start when it holds none.
+func firstStatementEnd(body *sitter.Node) uint32 {
+	if s := firstStatement(body); s != nil {
+		return s.EndByte()
+	}
+	return body.StartByte()
+}
+
+// startsWithString reports a body whose first statement is a string
+// literal alone: a Python docstring.
+func startsWithString(body *sitter.Node) bool {
+	s := firstStatement(body)
+	return s != nil && s.Type() == "expression_statement" && s.NamedChildCount() == 1 && s.NamedChild(0).Type() == "string"
+}
+
+func firstStatement(body *sitter.Node) *sitter.Node {
+	for i := range int(body.NamedChildCount()) {
+		if s := body.NamedChild(i); s.Type() != "comment" {
+			return s
+		}
+	}
+	return nil
 }

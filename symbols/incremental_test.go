@@ -61,6 +61,8 @@ func Last() {}
         return x
 
 def after():
+    """Comes after."""
+    y = 1
     pass
 `
 	tsSrc := `export class Panel {
@@ -87,6 +89,10 @@ export function mount(p: Panel) { return p.render(); }
 		{"python: a nested def", "a.py", pySrc, "def run", "x = 1", "def inner():\n            pass\n        x = 1", false},
 		{"python: a statement before the first", "a.py", pySrc, "def run", "x = 1", "y = 0\n        x = 1", true},
 		{"python: a top-level statement after a function", "a.py", pySrc, "def after", "    pass\n", "    pass\nz = 3\n", false},
+		// A docstring is in the body, and is the declaration's Doc.
+		{"python: the docstring edited", "a.py", pySrc, "def after", "Comes after.", "Comes last.", false},
+		{"python: a docstring typed", "a.py", pySrc, "def run", "x = 1", "\"\"\"Runs.\"\"\"\n        x = 1", false},
+		{"python: a statement after the docstring", "a.py", pySrc, "def after", "y = 1", "y = 2\n    z = 3", true},
 		{"go: the opening brace replaced", "a.go", goSrc, "func helper", "{", "{ _ = 0;", true},
 		{"typescript: a method body", "a.ts", tsSrc, "render()", `return "x";`, "const y = 2;\n    return \"x\" + y;", true},
 	} {

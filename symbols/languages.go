@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,6 +43,9 @@ type Language struct {
 	// queryName names the query file when it is not Name (TSX shares
 	// TypeScript's query: its grammar is a superset).
 	queryName string
+	// docInBody says a declaration's doc is the first statement of its
+	// body (a Python docstring), not a comment before it.
+	docInBody bool
 	// sep joins qualified name parts ("." for most, "::" never: names are
 	// normalised to dots so that queries can match any language alike).
 	once  sync.Once
@@ -62,7 +66,7 @@ var registry = []*Language{
 	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, family: "js", grammar: typescript.GetLanguage},
 	{Name: "tsx", Extensions: []string{".tsx"}, family: "js", grammar: tsx.GetLanguage, queryName: "typescript"},
 	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, family: "js", grammar: javascript.GetLanguage},
-	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage},
+	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage, docInBody: true},
 	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
 	{Name: "java", Extensions: []string{".java"}, grammar: java.GetLanguage},
 	{Name: "c", Extensions: []string{".c", ".h"}, family: "c", grammar: c.GetLanguage},
@@ -151,3 +155,8 @@ func (l *Language) compiled() (*sitter.Query, error) {
 	})
 	return l.query, l.err
 }
+
+// repairsMisreads reports whether l's query captures constructs its
+// grammar misreads, which a full extraction parses again (misread.go).
+// The query must be compiled.
+func (l *Language) repairsMisreads() bool { return slices.Contains(l.captures, capMisread) }
