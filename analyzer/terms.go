@@ -49,8 +49,10 @@ import (
 // declaration file is documentation, workspace.IsDeclarationFile; 21: build
 // and packaging scripts are a class of their own, workspace.IsBuildScript;
 // JavaScript's, TypeScript's and Ruby's spec directories are tests, a Go
-// file named test_x.go is not).
-const Version = "21"
+// file named test_x.go is not; 22: the functions of JavaScript object
+// literals at the top level are methods, View = Base.extend({render:
+// function}), X.prototype = {...}, module.exports = {...}).
+const Version = "22"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

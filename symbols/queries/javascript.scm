@@ -10,6 +10,21 @@
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto) property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method) (#eq? @_proto "prototype"))
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @receiver property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method))
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression property: (property_identifier) @_last) @receiver property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def.method) (#not-eq? @_last "prototype"))
+;; Methods of an object literal at the top level, as CommonJS modules, prototypes
+;; and class factories spell them, on the name the object is given:
+;; X.prototype = { open: function () {} }, var View = Base.extend({ render:
+;; function () {} }), exports.Request = Class({...}), module.exports = {...},
+;; export default {...}. Inside a function an object's functions are
+;; callbacks and options, not declarations.
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.method)) (#eq? @_proto "prototype")))
+(program (expression_statement (assignment_expression left: (member_expression property: (property_identifier) @receiver) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.method)) (#not-eq? @receiver "prototype")))
+(program (expression_statement (assignment_expression left: (identifier) @receiver right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.method))))
+(program (expression_statement (assignment_expression left: (member_expression property: (property_identifier) @receiver) right: (call_expression arguments: (arguments (object (pair key: (property_identifier) @name value: (function_expression)) @def.method))))))
+(program (expression_statement (assignment_expression left: (identifier) @receiver right: (call_expression arguments: (arguments (object (pair key: (property_identifier) @name value: (function_expression)) @def.method))))))
+(program (_ (variable_declarator name: (identifier) @receiver value: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.method))))
+(program (_ (variable_declarator name: (identifier) @receiver value: (call_expression arguments: (arguments (object (pair key: (property_identifier) @name value: (function_expression)) @def.method))))))
+(program (expression_statement (call_expression arguments: (arguments (object (pair key: (property_identifier) @name value: (function_expression)) @def.method)))))
+(program (export_statement value: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.method)))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
 

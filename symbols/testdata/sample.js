@@ -24,3 +24,17 @@ var legacy = function (a) { return a; };
 function wire() {
   res.later = function () {}; // inside a function: not a declaration
 }
+// Object literals at the top level: CommonJS, prototypes, class factories.
+var View = Base.extend({
+  render: function () { return parseConfig('v'); },
+  count: 1,
+});
+exports.Request = Class({
+  accepts: function (type) { return type; },
+});
+Reader.prototype = { open: function () {} };
+module.exports = { format: (x) => String(x) };
+export default { mount: function () {} };
+function setup() {
+  return { onClick: function () {} }; // inside a function: not a declaration
+}
