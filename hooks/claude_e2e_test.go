@@ -71,8 +71,16 @@ func TestClaudeCodeRunsHooks(t *testing.T) {
 	cmd := exec.CommandContext(ctx, claude, "-p", "READTOOL Why does AuthService.Login reject valid passwords?",
 		"--output-format", "stream-json", "--verbose", "--include-hook-events")
 	cmd.Dir = root
+	// The hooks start the workspace's daemon; its socket must be where the
+	// workspace's cleanup (quietDir) stops it and waits for it, not under
+	// the scratch TMPDIR: a daemon left running wrote into .ctxls while the
+	// workspace was removed ("directory not empty", seen under load).
+	runtime := os.Getenv("XDG_RUNTIME_DIR")
+	if runtime == "" {
+		runtime = os.TempDir()
+	}
 	cmd.Env = []string{
-		"PATH=" + path, "HOME=" + scratch, "TMPDIR=" + scratch,
+		"PATH=" + path, "HOME=" + scratch, "TMPDIR=" + scratch, "XDG_RUNTIME_DIR=" + runtime,
 		"ANTHROPIC_API_KEY=sk-ant-dummy", fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 	}
