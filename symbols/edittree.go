@@ -40,8 +40,9 @@ import (
 // (a line typed into net/http/server.go, BenchmarkDidChange).
 //
 // The tree's C pointer is the first field of the binding's BaseTree, the
-// one unexported thing read here; TestEditTree and
-// TestIncrementalParseOfARealHistory fail if that ever stops holding.
+// one unexported thing read here: an upgrade of the binding must keep it
+// so, and TestIncrementalParseOfARealHistory, which fails with the
+// binding's own Tree.Edit, checks the edits reach tree-sitter as meant.
 func EditTree(tree *sitter.Tree, edit sitter.EditInput) {
 	if tree == nil || tree.BaseTree == nil {
 		return

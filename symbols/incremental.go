@@ -99,10 +99,16 @@ func (x *Extractor) shifted(q *sitter.Query, lang *Language, root *sitter.Node, 
 	if body == nil || body.StartByte() > edit.StartIndex || edit.NewEndIndex > body.EndByte() {
 		return nil
 	}
-	if lang.docInBody && edit.StartIndex <= firstStatementEnd(body) && (decl.Doc != "" || startsWithString(body)) {
+	if lang.docInBody {
 		// An edit of the body's first statement that is, was or becomes the
 		// declaration's docstring changes its Doc.
-		return nil
+		first, end := firstStatement(body), body.StartByte()
+		if first != nil {
+			end = first.EndByte()
+		}
+		if edit.StartIndex <= end && (decl.Doc != "" || isDocstring(first)) {
+			return nil
+		}
 	}
 	if root.HasError() && !prev.HasErrors && lang.repairsMisreads() {
 		// Whether the parse's errors are misreads the full extraction
@@ -139,22 +145,8 @@ func (x *Extractor) shifted(q *sitter.Query, lang *Language, root *sitter.Node, 
 	return f
 }
 
-// firstStatementEnd returns where the first statement of body ends (in
-// bytes), comments aside, or body's start when it holds none.
-func firstStatementEnd(body *sitter.Node) uint32 {
-	if s := firstStatement(body); s != nil {
-		return s.EndByte()
-	}
-	return body.StartByte()
-}
-
-// startsWithString reports a body whose first statement is a string
-// literal alone: a Python docstring.
-func startsWithString(body *sitter.Node) bool {
-	s := firstStatement(body)
-	return s != nil && s.Type() == "expression_statement" && s.NamedChildCount() == 1 && s.NamedChild(0).Type() == "string"
-}
-
+// firstStatement returns the first statement of body, comments aside, or
+// nil when it holds none.
 func firstStatement(body *sitter.Node) *sitter.Node {
 	for i := range int(body.NamedChildCount()) {
 		if s := body.NamedChild(i); s.Type() != "comment" {
@@ -162,4 +154,10 @@ func firstStatement(body *sitter.Node) *sitter.Node {
 		}
 	}
 	return nil
+}
+
+// isDocstring reports a statement that is a string literal alone: a
+// Python docstring when it comes first in a body.
+func isDocstring(s *sitter.Node) bool {
+	return s != nil && s.Type() == "expression_statement" && s.NamedChildCount() == 1 && s.NamedChild(0).Type() == "string"
 }
