@@ -18,7 +18,7 @@ from ..."), which describes how the dev cases in shared/eval/cases/ were built:
       --repo serde-rs/json --limit 150 --out /tmp/tsrscases/serde-rs__json.commit.jsonl
 
 --lang java (the default), js (plain JavaScript: .js .mjs .cjs .jsx), py (.py), go (.go),
-ts (TypeScript: .ts .tsx .mts .cts) or rs (Rust: .rs).
+ts (TypeScript: .ts .tsx .mts .cts), rs (Rust: .rs) or kt (Kotlin: .kt .kts).
 What differs per language -- which paths may be gold, which file contents rule a file out, how
 declarations are recognised, which git diff driver names the hunk headers, extra subject skips,
 duplicates -- sits in one table, LANGS (bottom of the language sections); everything else is
@@ -396,6 +396,19 @@ def ts_path_ok(path):
         return False
     low = path.rsplit("/", 1)[-1].lower()
     return not (_JS_TEST_FILE_RE.search(low) or _JSTS_EXCLUDED_FILE_RE.search(low))
+
+
+KT_EXTRA_DIRS = {"bench", "benchmark", "benchmarks", "jmh", "fixtures"}
+_KT_TEST_FILE_RE = re.compile(r"(Test|Tests|TestCase|IT)\.kts?$")
+
+
+def kt_path_ok(path):
+    """As ts / rs (the baseline has no kt extras), with JUnit's test file names as java's;
+    Gradle build scripts (*.gradle.kts, settings.gradle.kts) are build configuration."""
+    if not _new_lang_path_ok(path, (".kt", ".kts"), KT_EXTRA_DIRS):
+        return False
+    base = path.rsplit("/", 1)[-1]
+    return not (_KT_TEST_FILE_RE.search(base) or base.lower().endswith(".gradle.kts"))
 
 
 def rs_path_ok(path):
@@ -784,6 +797,44 @@ def _rs_impl_target(rest):
     target = re.sub(r"^(?:\s|&|'\w+|\bmut\b|\bdyn\b|!)*", "", target)
     m = re.match(r"(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)", target)
     return m.group(1) if m else None
+
+
+# ------------------------------------------------------------------ lexical (kt)
+# Kotlin: `fun name` (also `fun Type.name`, `fun <T> name`), `class|interface|object Name`
+# (after modifiers: data, sealed, enum, abstract, open, inner, annotation, value, private ...),
+# `typealias Name`, and `val|var name` at a line start (properties); blocks by braces, as ts.
+KT_KEYWORDS = set("""as break class continue do else false for fun if in interface is null object
+package return super this throw true try typealias typeof val var when while by catch constructor
+delegate dynamic field file finally get import init param property receiver set setparam where
+actual abstract annotation companion const crossinline data enum expect external final infix
+inline inner internal lateinit noinline open operator out override private protected public
+reified sealed suspend tailrec vararg value it""".split())
+_KT_MODS = (r"(?:(?:public|private|protected|internal|abstract|open|final|sealed|data|enum|"
+            r"annotation|inner|value|companion|override|suspend|inline|operator|infix|tailrec|"
+            r"external|const|lateinit|expect|actual|fun)\s+)*")
+_KT_FUN_RE = re.compile(r"^" + _KT_MODS + r"fun\s+(?:<[^>]*>\s*)?(?:[\w.<>?, ]+\.)?([A-Za-z_]\w*)\s*\(")
+_KT_TYPE_RE = re.compile(r"^" + _KT_MODS + r"(?:class|interface|object|typealias)\s+([A-Za-z_]\w*)")
+_KT_PROP_RE = re.compile(r"^" + _KT_MODS + r"(?:val|var)\s+(?:<[^>]*>\s*)?(?:[\w.<>?, ]+\.)?([A-Za-z_]\w*)")
+
+
+def kt_decl_names(line):
+    s = re.sub(r"^(?:@[\w.]+(?:\([^()]*\))?\s+)*", "", line.strip())    # annotations
+    if not s or s.startswith(("//", "*", "/*")):
+        return set()
+    names = set()
+    for rx in (_KT_FUN_RE, _KT_TYPE_RE, _KT_PROP_RE):
+        m = rx.match(s)
+        if m:
+            names.add(m.group(1))
+    return {n for n in names if len(n) >= 3 and n not in KT_KEYWORDS}
+
+
+def kt_scope_names(data, lines):
+    return _brace_scope_names(data, lines, _TS_SCAN_RE, kt_decl_names, False)
+
+
+def kt_code_changed(old, new):
+    return _code_tokens(_TS_TOKEN_RE, old) != _code_tokens(_TS_TOKEN_RE, new)
 
 
 def rs_decl_names(line):
@@ -1193,6 +1244,12 @@ LANGS = {
                decl_names=rs_decl_names, attributes="*.rs diff=rust\n", git_config=(),
                skip_subject=_TSRS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message_tsrs, words=word_count_plain,
                code_changed=rs_code_changed, scope_names=rs_scope_names, stem_nocase=True,
+               skip_words=_PLAIN_SKIP_SUBJECT_RE),
+    # kt: built as ts / rs, with git's builtin kotlin diff driver (hunk headers only).
+    "kt": dict(path_ok=kt_path_ok, content_excluded=generated_content,
+               decl_names=kt_decl_names, attributes="*.kt diff=kotlin\n*.kts diff=kotlin\n", git_config=(),
+               skip_subject=_TSRS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message_tsrs, words=word_count_plain,
+               code_changed=kt_code_changed, scope_names=kt_scope_names, stem_nocase=True,
                skip_words=_PLAIN_SKIP_SUBJECT_RE),
     # py / go dedupe: requests and go-zero hold 17 pairs of eligible commits with the same
     # cleaned message and gold (cherry-picks, re-applied patches, go-zero's early history pushed
