@@ -51,8 +51,10 @@ import (
 // JavaScript's, TypeScript's and Ruby's spec directories are tests, a Go
 // file named test_x.go is not; 22: the functions of JavaScript object
 // literals at the top level are methods, View = Base.extend({render:
-// function}), X.prototype = {...}, module.exports = {...}).
-const Version = "22"
+// function}), X.prototype = {...}, module.exports = {...}; 23: Kotlin is
+// indexed, Java's references resolve to Kotlin's declarations and back,
+// one family, and Gradle's Kotlin scripts are build scripts).
+const Version = "23"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

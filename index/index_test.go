@@ -597,3 +597,26 @@ func TestParsedFilesRecorded(t *testing.T) {
 		t.Fatalf("after a run without changes ParsedFiles = %d, files counted %d, want 3", got, want)
 	}
 }
+
+// Kotlin and Java are one family: Kotlin code calls the Java classes of
+// its project, never another language's, and Java reaches the Kotlin
+// classes of its package's directory (its import-scoped rules find Java
+// files only through imports).
+func TestKotlinResolvesWithJava(t *testing.T) {
+	root := testWorkspace(t, map[string]string{
+		"src/main/java/com/ex/Legacy.java": "package com.ex;\n\npublic class Legacy {\n    public static int convert(int x) { return x; }\n}\n",
+		"src/main/kotlin/com/ex/Cart.kt":   "package com.ex\n\nclass Cart {\n    fun total(): Int {\n        return Legacy.convert(2) + tally()\n    }\n}\n\nfun tally(): Int = 1\n",
+		"src/main/kotlin/com/ex/Shop.java": "package com.ex;\n\npublic class Shop {\n    Object make() { return new Cart(); }\n}\n",
+		"tools/tally.py":                   "def tally():\n    return 0\n",
+	})
+	_, st := run(t, root, config.Default())
+	for _, tc := range []struct{ from, name, want string }{
+		{"com.ex.Cart.total", "convert", "com.ex.Legacy.convert"},
+		{"com.ex.Cart.total", "tally", "com.ex.tally"},
+		{"com.ex.Shop.make", "Cart", "com.ex.Cart"},
+	} {
+		if got := target(t, st, tc.from, tc.name); got != tc.want {
+			t.Errorf("%s → %s resolved to %q, want %q", tc.from, tc.name, got, tc.want)
+		}
+	}
+}

@@ -214,6 +214,8 @@ func fenceLang(p string) string {
 		return "ruby"
 	case "cs":
 		return "csharp"
+	case "kt", "kts":
+		return "kotlin"
 	case "h", "hpp", "cc", "cxx":
 		return "cpp"
 	}

@@ -683,7 +683,15 @@ func (e *extraction) commentBefore(n *sitter.Node) string {
 			continue
 		}
 		if !strings.Contains(t, "comment") {
-			break
+			// Kotlin's grammar ends the node before a declaration
+			// (the imports, the previous member) after the comments
+			// that follow it: the declaration's doc is its last child.
+			if e.lang != "kotlin" || len(parts) > 0 {
+				break
+			}
+			if s = lastComment(s); s == nil {
+				break
+			}
 		}
 		if int(s.EndPoint().Row) < line-1 {
 			break
@@ -701,6 +709,17 @@ func (e *extraction) commentBefore(n *sitter.Node) string {
 		parts[l], parts[r] = parts[r], parts[l]
 	}
 	return cleanDoc(strings.Join(parts, "\n"))
+}
+
+// lastComment returns the comment that ends n, at any depth, or nil.
+func lastComment(n *sitter.Node) *sitter.Node {
+	for n.ChildCount() > 0 {
+		n = n.Child(int(n.ChildCount()) - 1)
+		if strings.Contains(n.Type(), "comment") {
+			return n
+		}
+	}
+	return nil
 }
 
 // maxDoc bounds a doc comment's length.

@@ -15,6 +15,7 @@ import (
 	"github.com/smacker/go-tree-sitter/golang"
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/kotlin"
 	markdown "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown"
 	"github.com/smacker/go-tree-sitter/php"
 	"github.com/smacker/go-tree-sitter/python"
@@ -68,7 +69,9 @@ var registry = []*Language{
 	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, family: "js", grammar: javascript.GetLanguage},
 	{Name: "python", Extensions: []string{".py", ".pyi"}, grammar: python.GetLanguage, docInBody: true},
 	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
-	{Name: "java", Extensions: []string{".java"}, grammar: java.GetLanguage},
+	// Java and Kotlin call each other's classes in one project.
+	{Name: "java", Extensions: []string{".java"}, family: "jvm", grammar: java.GetLanguage},
+	{Name: "kotlin", Extensions: []string{".kt", ".kts"}, family: "jvm", grammar: kotlin.GetLanguage},
 	{Name: "c", Extensions: []string{".c", ".h"}, family: "c", grammar: c.GetLanguage},
 	{Name: "cpp", family: "c", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
 	{Name: "csharp", Extensions: []string{".cs"}, grammar: csharp.GetLanguage},

@@ -74,6 +74,11 @@ func TestClassOf(t *testing.T) {
 		{"packages/app/vite.config.mts", BuildScript},
 		{"Gruntfile.js", BuildScript},
 		{"gulpfile.ts", BuildScript},
+		{"build.gradle.kts", BuildScript},
+		{"coil-core/build.gradle.kts", BuildScript},
+		{"settings.gradle.kts", BuildScript},
+		{"buildSrc/src/main/kotlin/Library.kt", Source}, // Gradle's buildSrc is code
+		{"src/main/kotlin/Cart.kt", Source},
 		{"requests/setup_helpers.py", Source},
 		{"src/config.ts", Source},
 		{"lib/app.config.go", Source}, // only JavaScript's tools are configured so
