@@ -18,7 +18,8 @@ from ..."), which describes how the dev cases in shared/eval/cases/ were built:
       --repo serde-rs/json --limit 150 --out /tmp/tsrscases/serde-rs__json.commit.jsonl
 
 --lang java (the default), js (plain JavaScript: .js .mjs .cjs .jsx), py (.py), go (.go),
-ts (TypeScript: .ts .tsx .mts .cts), rs (Rust: .rs) or kt (Kotlin: .kt .kts).
+ts (TypeScript: .ts .tsx .mts .cts), rs (Rust: .rs), kt (Kotlin: .kt .kts), or, for checks outside
+the dev set, rb, php, cs, c and cpp (java's way: names from git's diff drivers' hunk headers).
 What differs per language -- which paths may be gold, which file contents rule a file out, how
 declarations are recognised, which git diff driver names the hunk headers, extra subject skips,
 duplicates -- sits in one table, LANGS (bottom of the language sections); everything else is
@@ -409,6 +410,56 @@ def kt_path_ok(path):
         return False
     base = path.rsplit("/", 1)[-1]
     return not (_KT_TEST_FILE_RE.search(base) or base.lower().endswith(".gradle.kts"))
+
+
+# rb / php / cs / c / cpp: the baseline's rules (no extras), with each language's test file names.
+_OTHER_TEST_FILE_RE = {
+    "rb": re.compile(r"(_spec|_test)\.rb$|^test_.*\.rb$"),
+    "php": re.compile(r"Test\.php$"),
+    "cs": re.compile(r"Tests?\.cs$"),
+    "c": re.compile(r"^test_|_test\.[ch]$"),
+    "cpp": re.compile(r"^test_|_test\.(cc|cpp|cxx|hpp|hh)$|_unittest\.(cc|cpp)$"),
+}
+OTHER_EXTS = {"rb": (".rb",), "php": (".php",), "cs": (".cs",), "c": (".c", ".h"),
+              "cpp": (".cc", ".cpp", ".cxx", ".hpp", ".hh")}
+
+
+def other_path_ok(lang):
+    def ok(path):
+        if not _new_lang_path_ok(path, OTHER_EXTS[lang], set()):
+            return False
+        return not _OTHER_TEST_FILE_RE[lang].search(path.rsplit("/", 1)[-1])
+    return ok
+
+
+# Declarations on a hunk header or changed line, by one pattern per language (names of 3+ chars).
+_OTHER_DECL_RE = {
+    "rb": re.compile(r"^\s*(?:def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)|(?:class|module)\s+(?:\w+::)*([A-Z]\w*))"),
+    "php": re.compile(r"(?:function\s+&?([A-Za-z_]\w*)\s*\(|(?:class|interface|trait|enum)\s+([A-Za-z_]\w*))"),
+    "cs": re.compile(r"(?:(?:class|interface|struct|enum|record)\s+([A-Za-z_]\w*)|"
+                     r"^\s*(?:(?:public|private|protected|internal|static|virtual|override|async|abstract|sealed|"
+                     r"partial|readonly|extern|unsafe|new)\s+)+[\w<>\[\],.? ]+?\s+([A-Za-z_]\w*)\s*[(<])"),
+    "c": re.compile(r"^(?:[A-Za-z_][\w\s\*]*?[\s\*])?([A-Za-z_]\w*)\s*\([^;]*$|^\s*(?:struct|enum|union)\s+([A-Za-z_]\w*)|"
+                    r"^\s*#\s*define\s+([A-Za-z_]\w*)"),
+    "cpp": re.compile(r"^(?:[A-Za-z_][\w\s\*&:<>,]*?[\s\*&])?(?:\w+::)*~?([A-Za-z_]\w*)\s*\([^;]*$|"
+                      r"^\s*(?:class|struct|enum|union|namespace)\s+([A-Za-z_]\w*)"),
+}
+_OTHER_KEYWORDS = set("""if for while switch return sizeof else case do new delete catch foreach using
+namespace class struct enum public private protected static void int char long""".split())
+
+
+def other_decl_names(lang):
+    rx = _OTHER_DECL_RE[lang]
+
+    def names(line):
+        s = line.strip()
+        if not s or s.startswith(("//", "*", "/*", "#!")) or (lang == "rb" and s.startswith("#")):
+            return set()
+        out = set()
+        for m in rx.finditer(s):
+            out |= {g for g in m.groups() if g}
+        return {n for n in out if len(n) >= 3 and n not in _OTHER_KEYWORDS}
+    return names
 
 
 def rs_path_ok(path):
@@ -1251,6 +1302,13 @@ LANGS = {
                skip_subject=_TSRS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message_tsrs, words=word_count_plain,
                code_changed=kt_code_changed, scope_names=kt_scope_names, stem_nocase=True,
                skip_words=_PLAIN_SKIP_SUBJECT_RE),
+    # rb / php / cs / c / cpp: built as java is (names from git's builtin diff drivers' hunk
+    # headers), with the plain message rules; for checks outside the dev set, not its builders.
+    **{lg: dict(path_ok=other_path_ok(lg), content_excluded=generated_content, decl_names=other_decl_names(lg),
+                attributes="".join("*%s diff=%s\n" % (e, drv) for e in OTHER_EXTS[lg]), git_config=(),
+                skip_subject=_TSRS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message_tsrs, words=word_count_plain,
+                code_changed=None, scope_names=None, stem_nocase=True, skip_words=_PLAIN_SKIP_SUBJECT_RE)
+       for lg, drv in (("rb", "ruby"), ("php", "php"), ("cs", "csharp"), ("c", "cpp"), ("cpp", "cpp"))},
     # py / go dedupe: requests and go-zero hold 17 pairs of eligible commits with the same
     # cleaned message and gold (cherry-picks, re-applied patches, go-zero's early history pushed
     # twice); the dev cases hold 4 of them, each time the newer copy and never both.
