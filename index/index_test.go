@@ -600,20 +600,23 @@ func TestParsedFilesRecorded(t *testing.T) {
 
 // Kotlin and Java are one family: Kotlin code calls the Java classes of
 // its project, never another language's, and Java reaches the Kotlin
-// classes of its package's directory (its import-scoped rules find Java
-// files only through imports).
+// classes of its package's directory and those it imports (in the file
+// named after the class).
 func TestKotlinResolvesWithJava(t *testing.T) {
 	root := testWorkspace(t, map[string]string{
-		"src/main/java/com/ex/Legacy.java": "package com.ex;\n\npublic class Legacy {\n    public static int convert(int x) { return x; }\n}\n",
-		"src/main/kotlin/com/ex/Cart.kt":   "package com.ex\n\nclass Cart {\n    fun total(): Int {\n        return Legacy.convert(2) + tally()\n    }\n}\n\nfun tally(): Int = 1\n",
-		"src/main/kotlin/com/ex/Shop.java": "package com.ex;\n\npublic class Shop {\n    Object make() { return new Cart(); }\n}\n",
-		"tools/tally.py":                   "def tally():\n    return 0\n",
+		"src/main/java/com/ex/Legacy.java":      "package com.ex;\n\npublic class Legacy {\n    public static int convert(int x) { return x; }\n}\n",
+		"src/main/kotlin/com/ex/Cart.kt":        "package com.ex\n\nclass Cart {\n    fun total(): Int {\n        return Legacy.convert(2) + tally()\n    }\n}\n\nfun tally(): Int = 1\n",
+		"src/main/kotlin/com/ex/Shop.java":      "package com.ex;\n\npublic class Shop {\n    Object make() { return new Cart(); }\n}\n",
+		"tools/tally.py":                        "def tally():\n    return 0\n",
+		"src/main/kotlin/com/ex/model/Order.kt": "package com.ex.model\n\nclass Order {\n    fun place() {}\n}\n",
+		"src/main/java/com/ex/Till.java":        "package com.ex;\n\nimport com.ex.model.Order;\n\npublic class Till {\n    Object ring() { return new Order(); }\n}\n",
 	})
 	_, st := run(t, root, config.Default())
 	for _, tc := range []struct{ from, name, want string }{
 		{"com.ex.Cart.total", "convert", "com.ex.Legacy.convert"},
 		{"com.ex.Cart.total", "tally", "com.ex.tally"},
 		{"com.ex.Shop.make", "Cart", "com.ex.Cart"},
+		{"com.ex.Till.ring", "Order", "com.ex.model.Order"},
 	} {
 		if got := target(t, st, tc.from, tc.name); got != tc.want {
 			t.Errorf("%s → %s resolved to %q, want %q", tc.from, tc.name, got, tc.want)

@@ -358,9 +358,14 @@ func (fs *fileSet) resolveImport(lang, from, spec string) string {
 		return fs.tail(spec, from)
 	case "java":
 		// The whole package path: java.util.List is not a workspace's
-		// util/List.java.
+		// util/List.java. A class of the project's Kotlin is in the file
+		// named after it, by convention.
 		if !strings.HasSuffix(spec, "*") {
-			return fs.tail(strings.ReplaceAll(spec, ".", "/")+".java", from)
+			file := strings.ReplaceAll(spec, ".", "/")
+			if p := fs.tail(file+".java", from); p != "" {
+				return p
+			}
+			return fs.tail(file+".kt", from)
 		}
 	case "rust":
 		return fs.rustModule(from, strings.Split(spec, "::"))

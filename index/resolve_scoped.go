@@ -172,7 +172,7 @@ func (r *resolver) addJavaImport(sc *fileScope, spec, name, target string) {
 		}
 		ps, _ := r.files.dirs(dir)
 		for _, p := range ps {
-			if strings.HasSuffix(p, ".java") {
+			if jvmSource(p) {
 				sc.stars = append(sc.stars, p)
 			}
 		}
@@ -180,6 +180,10 @@ func (r *resolver) addJavaImport(sc *fileScope, spec, name, target string) {
 		sc.bound[name] = binding{file: target, name: name, parent: last}
 	}
 }
+
+// jvmSource reports a Java or Kotlin file: a Java package's classes may be
+// either (decision 0128).
+func jvmSource(p string) bool { return strings.HasSuffix(p, ".java") || strings.HasSuffix(p, ".kt") }
 
 // javaPackageDir returns the directory of the workspace that holds a Java
 // package ("a.b" → "src/main/java/a/b"), "" when none does; the closest to
@@ -195,7 +199,7 @@ func (r *resolver) javaPackageDir(pkg string) string {
 	best := ""
 	for p := range r.files.paths {
 		d := path.Dir(p)
-		if strings.HasSuffix(p, ".java") && (d == suffix || strings.HasSuffix(d, "/"+suffix)) && (best == "" || len(d) < len(best) || len(d) == len(best) && d < best) {
+		if jvmSource(p) && (d == suffix || strings.HasSuffix(d, "/"+suffix)) && (best == "" || len(d) < len(best) || len(d) == len(best) && d < best) {
 			best = d
 		}
 	}
