@@ -73,6 +73,22 @@ def after():
 }
 export function mount(p: Panel) { return p.render(); }
 `
+	// Kotlin parses a rewritten copy (unknownKotlin), never a kept tree.
+	ktSrc := `package p
+
+interface Shape {
+    fun area(): Int
+}
+
+class Box {
+    fun size(): Int {
+        val n = 1
+        return n
+    }
+}
+
+fun build(builder: () -> Unit) = builder()
+`
 	for _, tc := range []struct {
 		name, path, src   string
 		anchor, old, repl string
@@ -95,6 +111,10 @@ export function mount(p: Panel) { return p.render(); }
 		{"python: a statement after the docstring", "a.py", pySrc, "def after", "y = 1", "y = 2\n    z = 3", true},
 		{"go: the opening brace replaced", "a.go", goSrc, "func helper", "{", "{ _ = 0;", true},
 		{"typescript: a method body", "a.ts", tsSrc, "render()", `return "x";`, "const y = 2;\n    return \"x\" + y;", true},
+		// Kotlin's grammar names no body field: the whole tree is queried.
+		{"kotlin: a method body", "a.kt", ktSrc, "fun size", "return n", "val m = n + 1\n        return m", false},
+		{"kotlin: an interface made functional", "a.kt", ktSrc, "interface Shape", "interface", "fun interface", false},
+		{"kotlin: a receiver typed", "a.kt", ktSrc, "fun build", "() -> Unit", "Box.() -> Unit", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()

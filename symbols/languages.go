@@ -47,6 +47,11 @@ type Language struct {
 	// docInBody says a declaration's doc is the first statement of its
 	// body (a Python docstring), not a comment before it.
 	docInBody bool
+	// unknown, when set, returns a copy of a source in which the syntax
+	// the grammar predates is blanked out, byte for byte, so that the
+	// rest parses (unknownKotlin); names and text are still read from
+	// the source itself.
+	unknown func(src []byte) []byte
 	// sep joins qualified name parts ("." for most, "::" never: names are
 	// normalised to dots so that queries can match any language alike).
 	once  sync.Once
@@ -71,7 +76,7 @@ var registry = []*Language{
 	{Name: "rust", Extensions: []string{".rs"}, grammar: rust.GetLanguage},
 	// Java and Kotlin call each other's classes in one project.
 	{Name: "java", Extensions: []string{".java"}, family: "jvm", grammar: java.GetLanguage},
-	{Name: "kotlin", Extensions: []string{".kt", ".kts"}, family: "jvm", grammar: kotlin.GetLanguage},
+	{Name: "kotlin", Extensions: []string{".kt", ".kts"}, family: "jvm", grammar: kotlin.GetLanguage, unknown: unknownKotlin},
 	{Name: "c", Extensions: []string{".c", ".h"}, family: "c", grammar: c.GetLanguage},
 	{Name: "cpp", family: "c", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
 	{Name: "csharp", Extensions: []string{".cs"}, grammar: csharp.GetLanguage},

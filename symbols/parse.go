@@ -27,6 +27,11 @@ func (x *Extractor) parse(ctx context.Context, lang *Language, old *sitter.Tree,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if lang.unknown != nil {
+		// The grammar reads a rewritten copy; a kept tree is not reused,
+		// since an edit can change what is rewritten outside its range.
+		src, old = lang.unknown(src), nil
+	}
 	p := x.parser(lang)
 	limit := 0 // none
 	if deadline, ok := ctx.Deadline(); ok {

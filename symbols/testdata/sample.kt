@@ -48,3 +48,10 @@ typealias Handler = (Item) -> Unit
 fun Cart.total(): Int = 0
 
 val defaultCart = Cart.empty()
+
+/** Keys a value. */
+fun interface Keyer<T : Any> {
+    fun key(data: T): String?
+}
+
+fun build(builder: Cart.() -> Unit): Cart = Cart(1).apply(builder)
