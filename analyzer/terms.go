@@ -53,7 +53,8 @@ import (
 // literals at the top level are methods, View = Base.extend({render:
 // function}), X.prototype = {...}, module.exports = {...}; 23: Kotlin is
 // indexed, Java's references resolve to Kotlin's declarations and back,
-// one family, and Gradle's Kotlin scripts are build scripts).
+// one family, and Gradle's Kotlin scripts are build scripts; Swift is
+// indexed).
 const Version = "23"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified

@@ -25,7 +25,7 @@ import type { ClientState } from "./status";
 /** The languages ctxls indexes, as VS Code names them. */
 const languages = [
 	"go", "typescript", "typescriptreact", "javascript", "javascriptreact", "python", "rust", "java",
-	"kotlin", "c", "cpp", "csharp", "ruby", "php", "markdown",
+	"kotlin", "swift", "c", "cpp", "csharp", "ruby", "php", "markdown",
 ];
 
 /**

@@ -21,6 +21,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 	"github.com/smacker/go-tree-sitter/ruby"
 	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/swift"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -77,6 +78,7 @@ var registry = []*Language{
 	// Java and Kotlin call each other's classes in one project.
 	{Name: "java", Extensions: []string{".java"}, family: "jvm", grammar: java.GetLanguage},
 	{Name: "kotlin", Extensions: []string{".kt", ".kts"}, family: "jvm", grammar: kotlin.GetLanguage, unknown: unknownKotlin},
+	{Name: "swift", Extensions: []string{".swift"}, grammar: swift.GetLanguage},
 	{Name: "c", Extensions: []string{".c", ".h"}, family: "c", grammar: c.GetLanguage},
 	{Name: "cpp", family: "c", Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}, grammar: cpp.GetLanguage},
 	{Name: "csharp", Extensions: []string{".cs"}, grammar: csharp.GetLanguage},

@@ -206,8 +206,9 @@ func IsDeclarationFile(p string) bool {
 // IsBuildScript reports a script or configuration file that builds,
 // packages or runs a project's tasks: Python's setup.py and its kin, task
 // runners' files (nox, Fabric, Paver, Mage, gulp, Grunt), the x.config.js
-// of JavaScript's tools (webpack, rollup, vite, jest) and Gradle's Kotlin
-// scripts (build.gradle.kts, settings.gradle.kts). Such a file names
+// of JavaScript's tools (webpack, rollup, vite, jest), Gradle's Kotlin
+// scripts (build.gradle.kts, settings.gradle.kts) and Swift's package
+// manifest (Package.swift). Such a file names
 // the project's modules, dependencies and version, so it matched the words
 // of changes to them (requests' setup.py was among the first three files
 // for 17 of 250 dev cases; coil's build.gradle.kts was first for 20 of 150
@@ -227,7 +228,7 @@ func IsBuildScript(p string) bool {
 // buildScripts are build and task scripts by their whole (lower-cased) name.
 var buildScripts = map[string]bool{
 	"setup.py": true, "ez_setup.py": true, "distribute_setup.py": true, "noxfile.py": true,
-	"fabfile.py": true, "pavement.py": true, "magefile.go": true,
+	"fabfile.py": true, "pavement.py": true, "magefile.go": true, "package.swift": true,
 }
 
 // IsThirdParty reports code that is most likely a copy of someone else's:

@@ -77,6 +77,8 @@ func TestClassOf(t *testing.T) {
 		{"build.gradle.kts", BuildScript},
 		{"coil-core/build.gradle.kts", BuildScript},
 		{"settings.gradle.kts", BuildScript},
+		{"Package.swift", BuildScript},
+		{"Source/Core/Session.swift", Source},
 		{"buildSrc/src/main/kotlin/Library.kt", Source}, // Gradle's buildSrc is code
 		{"src/main/kotlin/Cart.kt", Source},
 		{"requests/setup_helpers.py", Source},

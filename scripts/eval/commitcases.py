@@ -19,7 +19,7 @@ from ..."), which describes how the dev cases in shared/eval/cases/ were built:
 
 --lang java (the default), js (plain JavaScript: .js .mjs .cjs .jsx), py (.py), go (.go),
 ts (TypeScript: .ts .tsx .mts .cts), rs (Rust: .rs), kt (Kotlin: .kt .kts), or, for checks outside
-the dev set, rb, php, cs, c and cpp (java's way: names from git's diff drivers' hunk headers).
+the dev set, rb, php, cs, c, cpp and swift (java's way: names from git's diff drivers' hunk headers).
 What differs per language -- which paths may be gold, which file contents rule a file out, how
 declarations are recognised, which git diff driver names the hunk headers, extra subject skips,
 duplicates -- sits in one table, LANGS (bottom of the language sections); everything else is
@@ -419,9 +419,10 @@ _OTHER_TEST_FILE_RE = {
     "cs": re.compile(r"Tests?\.cs$"),
     "c": re.compile(r"^test_|_test\.[ch]$"),
     "cpp": re.compile(r"^test_|_test\.(cc|cpp|cxx|hpp|hh)$|_unittest\.(cc|cpp)$"),
+    "swift": re.compile(r"Tests?\.swift$|^Package\.swift$"),
 }
 OTHER_EXTS = {"rb": (".rb",), "php": (".php",), "cs": (".cs",), "c": (".c", ".h"),
-              "cpp": (".cc", ".cpp", ".cxx", ".hpp", ".hh")}
+              "cpp": (".cc", ".cpp", ".cxx", ".hpp", ".hh"), "swift": (".swift",)}
 
 
 def other_path_ok(lang):
@@ -443,6 +444,8 @@ _OTHER_DECL_RE = {
                     r"^\s*#\s*define\s+([A-Za-z_]\w*)"),
     "cpp": re.compile(r"^(?:[A-Za-z_][\w\s\*&:<>,]*?[\s\*&])?(?:\w+::)*~?([A-Za-z_]\w*)\s*\([^;]*$|"
                       r"^\s*(?:class|struct|enum|union|namespace)\s+([A-Za-z_]\w*)"),
+    "swift": re.compile(r"(?:\bfunc\s+([A-Za-z_]\w*)|\b(?:class|struct|enum|protocol|actor|extension|typealias)\s+"
+                        r"([A-Za-z_]\w*))"),
 }
 _OTHER_KEYWORDS = set("""if for while switch return sizeof else case do new delete catch foreach using
 namespace class struct enum public private protected static void int char long""".split())
@@ -1308,7 +1311,8 @@ LANGS = {
                 attributes="".join("*%s diff=%s\n" % (e, drv) for e in OTHER_EXTS[lg]), git_config=(),
                 skip_subject=_TSRS_SKIP_SUBJECT_RE, dedupe=True, clean=clean_message_tsrs, words=word_count_plain,
                 code_changed=None, scope_names=None, stem_nocase=True, skip_words=_PLAIN_SKIP_SUBJECT_RE)
-       for lg, drv in (("rb", "ruby"), ("php", "php"), ("cs", "csharp"), ("c", "cpp"), ("cpp", "cpp"))},
+       for lg, drv in (("rb", "ruby"), ("php", "php"), ("cs", "csharp"), ("c", "cpp"), ("cpp", "cpp"),
+                       ("swift", "swift"))},
     # py / go dedupe: requests and go-zero hold 17 pairs of eligible commits with the same
     # cleaned message and gold (cherry-picks, re-applied patches, go-zero's early history pushed
     # twice); the dev cases hold 4 of them, each time the newer copy and never both.
