@@ -54,7 +54,8 @@ import (
 // function}), X.prototype = {...}, module.exports = {...}; 23: Kotlin is
 // indexed, Java's references resolve to Kotlin's declarations and back,
 // one family, and Gradle's Kotlin scripts are build scripts; Swift is
-// indexed).
+// indexed, Package.swift is a build script, and a Tests/ directory in
+// any case holds tests).
 const Version = "23"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified

@@ -100,8 +100,16 @@ func IsTest(p string) bool {
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") ||
 		testFiles[base] || strings.HasSuffix(base, "_spec.rb") ||
-		strings.Contains("/"+p, "/testdata/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/test/") ||
+		strings.Contains("/"+p, "/testdata/") || testsDir(p) ||
 		isTestSupport(p)
+}
+
+// testsDir reports a path under a directory named test or tests, in any
+// case: SwiftPM's and many .NET and C++ projects' Tests/ as Python's
+// tests/.
+func testsDir(p string) bool {
+	lp := strings.ToLower("/" + p)
+	return strings.Contains(lp, "/tests/") || strings.Contains(lp, "/test/")
 }
 
 // testFiles are files of test code by their whole name: pytest's shared

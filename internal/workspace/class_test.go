@@ -78,6 +78,9 @@ func TestClassOf(t *testing.T) {
 		{"coil-core/build.gradle.kts", BuildScript},
 		{"settings.gradle.kts", BuildScript},
 		{"Package.swift", BuildScript},
+		{"Tests/SessionManagerTests.swift", Test}, // SwiftPM's test target
+		{"src/Foo.Test/Case.cs", Test},
+		{"Sources/Testing/Runner.swift", Source},
 		{"Source/Core/Session.swift", Source},
 		{"buildSrc/src/main/kotlin/Library.kt", Source}, // Gradle's buildSrc is code
 		{"src/main/kotlin/Cart.kt", Source},
