@@ -600,8 +600,8 @@ func TestParsedFilesRecorded(t *testing.T) {
 
 // Kotlin and Java are one family: Kotlin code calls the Java classes of
 // its project, never another language's, and Java reaches the Kotlin
-// classes of its package's directory and those it imports (in the file
-// named after the class).
+// classes of its package, under the kotlin source root as under the java
+// one, and those it imports (in the file named after the class).
 func TestKotlinResolvesWithJava(t *testing.T) {
 	root := testWorkspace(t, map[string]string{
 		"src/main/java/com/ex/Legacy.java":      "package com.ex;\n\npublic class Legacy {\n    public static int convert(int x) { return x; }\n}\n",
@@ -610,6 +610,7 @@ func TestKotlinResolvesWithJava(t *testing.T) {
 		"tools/tally.py":                        "def tally():\n    return 0\n",
 		"src/main/kotlin/com/ex/model/Order.kt": "package com.ex.model\n\nclass Order {\n    fun place() {}\n}\n",
 		"src/main/java/com/ex/Till.java":        "package com.ex;\n\nimport com.ex.model.Order;\n\npublic class Till {\n    Object ring() { return new Order(); }\n}\n",
+		"src/main/java/com/ex/Counter.java":     "package com.ex;\n\npublic class Counter {\n    Object count() { return new Cart(); }\n}\n",
 	})
 	_, st := run(t, root, config.Default())
 	for _, tc := range []struct{ from, name, want string }{
@@ -617,6 +618,7 @@ func TestKotlinResolvesWithJava(t *testing.T) {
 		{"com.ex.Cart.total", "tally", "com.ex.tally"},
 		{"com.ex.Shop.make", "Cart", "com.ex.Cart"},
 		{"com.ex.Till.ring", "Order", "com.ex.model.Order"},
+		{"com.ex.Counter.count", "Cart", "com.ex.Cart"},
 	} {
 		if got := target(t, st, tc.from, tc.name); got != tc.want {
 			t.Errorf("%s → %s resolved to %q, want %q", tc.from, tc.name, got, tc.want)

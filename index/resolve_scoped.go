@@ -185,6 +185,27 @@ func (r *resolver) addJavaImport(sc *fileScope, spec, name, target string) {
 // either (decision 0128).
 func jvmSource(p string) bool { return strings.HasSuffix(p, ".java") || strings.HasSuffix(p, ".kt") }
 
+// samePackageDir reports whether two directories hold one JVM package: the
+// same directory, or the same path under a module's java and kotlin source
+// roots (src/main/java/a/b and src/main/kotlin/a/b), where Gradle projects
+// keep the two languages of one package.
+func samePackageDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	return kotlinRootAsJava(a) == kotlinRootAsJava(b)
+}
+
+// kotlinRootAsJava names a directory under a kotlin source root as if it
+// were under the java one beside it.
+func kotlinRootAsJava(dir string) string {
+	d := "/" + dir + "/"
+	if i := strings.Index(d, "/kotlin/"); i >= 0 {
+		d = d[:i] + "/java/" + d[i+len("/kotlin/"):]
+	}
+	return strings.Trim(d, "/")
+}
+
 // javaPackageDir returns the directory of the workspace that holds a Java
 // package ("a.b" → "src/main/java/a/b"), "" when none does; the closest to
 // the root when several do.
@@ -265,7 +286,7 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 			}
 		}
 		if java { // a class of the same package
-			return pick(r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir && d.parent == "" }), true)
+			return pick(r.filter(cands, func(d *def) bool { return samePackageDir(d.file.dir, sc.dir) && d.parent == "" }), true)
 		}
 		return 0
 	}
@@ -308,7 +329,7 @@ func (r *resolver) resolveScoped(ref *store.Ref, sc *fileScope, cands []*def, ok
 		return pick(t, false)
 	}
 	if java { // a static member of a class of the same package
-		return pick(r.filter(cands, func(d *def) bool { return d.file.dir == sc.dir && d.parent == q }), false)
+		return pick(r.filter(cands, func(d *def) bool { return samePackageDir(d.file.dir, sc.dir) && d.parent == q }), false)
 	}
 	// Anything else is an operand whose type the file does not state: a
 	// method of that name in reach was most often another type's (a dict's
