@@ -66,10 +66,13 @@ type Summary struct {
 	Deleted     int            `json:"deleted"`
 	Skipped     map[string]int `json:"skipped"` // files not parsed in this run, by reason
 	Unsupported int            `json:"unsupported"`
-	Entities    int            `json:"entities"` // entities written in this run
-	Refs        int            `json:"refs"`     // references written in this run
-	Resolved    int            `json:"resolved"` // of which resolved to a definition
-	Seconds     float64        `json:"seconds"`
+	// UnsupportedExts counts the unsupported files by extension ("" for
+	// none), so that a workspace in a language no query parses says which.
+	UnsupportedExts map[string]int `json:"unsupported_by_extension,omitempty"`
+	Entities        int            `json:"entities"` // entities written in this run
+	Refs            int            `json:"refs"`     // references written in this run
+	Resolved        int            `json:"resolved"` // of which resolved to a definition
+	Seconds         float64        `json:"seconds"`
 	// Recovered names where a corrupt index was moved before rebuilding.
 	Recovered string `json:"recovered,omitempty"`
 	// IgnoredBy, when the run found no file to index, names the ignore
@@ -184,7 +187,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("walk %s: %w", opts.Root, err)
 	}
-	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported, Unchanged: unchanged}
+	sum := Summary{Root: opts.Root, Skipped: map[string]int{}, Unsupported: w.unsupported, UnsupportedExts: w.unsupportedExts, Unchanged: unchanged}
 	work := make([]job, len(cands))
 	var changed []string // tracked paths among the work
 	for i, c := range cands {

@@ -160,8 +160,8 @@ func TestSkipsAndNotes(t *testing.T) {
 			t.Errorf("skipped[%q] = %d, want %d (summary %+v)", reason, sum.Skipped[reason], n, sum)
 		}
 	}
-	if sum.Unsupported != 1 {
-		t.Errorf("unsupported = %d, want 1", sum.Unsupported)
+	if sum.Unsupported != 1 || sum.UnsupportedExts[".txt"] != 1 || len(sum.UnsupportedExts) != 1 {
+		t.Errorf("unsupported = %d %v, want 1 .txt", sum.Unsupported, sum.UnsupportedExts)
 	}
 	files, _ := st.Files(context.Background())
 	if f := files["latin1.go"]; f.Skip != "" || !strings.Contains(f.Note, NoteRepairedUTF8) {

@@ -100,7 +100,7 @@ func (l *listing) add(dirfd int, name []byte, typ uint8) {
 	case unix.DT_REG:
 		lang := languageOf(view)
 		if lang == "" {
-			l.unsupported++
+			l.noteUnsupported(string(name))
 			return
 		}
 		e := dirEntry{name: string(name), lang: lang}
@@ -122,7 +122,7 @@ func (l *listing) add(dirfd int, name []byte, typ uint8) {
 		case unix.S_IFDIR:
 		case unix.S_IFREG:
 			if e.lang = languageOf(view); e.lang == "" {
-				l.unsupported++
+				l.noteUnsupported(string(name))
 				return
 			}
 		default:

@@ -45,7 +45,7 @@ func listDir(abs string, sub bool) listing {
 			case target.IsDir():
 			case target.Mode().IsRegular():
 				if e.lang = languageOf(name); e.lang == "" {
-					l.unsupported++
+					l.noteUnsupported(name)
 					continue
 				}
 			default:
@@ -66,7 +66,7 @@ func listDir(abs string, sub bool) listing {
 		case mode.IsRegular():
 			lang := languageOf(name)
 			if lang == "" {
-				l.unsupported++
+				l.noteUnsupported(name)
 				continue
 			}
 			e := dirEntry{name: name, lang: lang}

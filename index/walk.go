@@ -87,6 +87,8 @@ type walker struct {
 	extra         []gitignore.Pattern
 	visited       map[[2]uint64]bool // (dev, inode) of directories, against symlink loops
 	unsupported   int
+	// unsupportedExts sums the listings' (listing.unsupportedExts).
+	unsupportedExts map[string]int
 	// workers is the number of prefetching goroutines, one fewer than the
 	// cores (the walking goroutine is busy too); 0 lists on the walking
 	// goroutine only.
@@ -138,6 +140,12 @@ func (w *walker) dir(ctx context.Context, pf *prefetcher, pending *pendingDir, r
 	}
 	hasManifest := l.manifest
 	w.unsupported += l.unsupported
+	for ext, n := range l.unsupportedExts {
+		if w.unsupportedExts == nil {
+			w.unsupportedExts = map[string]int{}
+		}
+		w.unsupportedExts[ext] += n
+	}
 	patterns := inherited
 	if len(l.ignore) > 0 {
 		patterns = append(patterns[:len(patterns):len(patterns)], l.ignore...)
@@ -235,11 +243,14 @@ type dirEntry struct {
 type listing struct {
 	entries     []dirEntry // sorted by name
 	unsupported int        // files (or links to files) no language claims
-	manifest    bool       // a build manifest is among the names
-	ignoreFiles []string   // ignore files among the names, in the order read
-	key         *[2]uint64 // (device, inode); nil where the platform has none
-	ignore      []gitignore.Pattern
-	err         error
+	// unsupportedExts counts them by extension ("" for none), for the
+	// summary: a workspace in a language ctxls does not parse says which.
+	unsupportedExts map[string]int
+	manifest        bool       // a build manifest is among the names
+	ignoreFiles     []string   // ignore files among the names, in the order read
+	key             *[2]uint64 // (device, inode); nil where the platform has none
+	ignore          []gitignore.Pattern
+	err             error
 }
 
 // note records a name that is not an entry: a manifest, an ignore file.
@@ -395,4 +406,13 @@ func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
 	return ps
+}
+
+// noteUnsupported counts a file no language claims, by its extension.
+func (l *listing) noteUnsupported(name string) {
+	l.unsupported++
+	if l.unsupportedExts == nil {
+		l.unsupportedExts = map[string]int{}
+	}
+	l.unsupportedExts[strings.ToLower(filepath.Ext(name))]++
 }

@@ -289,7 +289,10 @@ func printSummary(w io.Writer, s index.Summary) {
 		}
 	}
 	if s.Unsupported > 0 {
-		fmt.Fprintf(w, "  ignored:   %d files in unsupported formats\n", s.Unsupported)
+		fmt.Fprintf(w, "  ignored:   %d files in unsupported formats%s\n", s.Unsupported, commonExts(s.UnsupportedExts, 5))
+	}
+	if s.Files == 0 && len(s.IgnoredBy) == 0 && s.Unsupported > 0 {
+		fmt.Fprintf(w, "  nothing to index: no file is in a language ctxls parses (its README lists them)\n")
 	}
 	if s.Files == 0 && len(s.IgnoredBy) > 0 {
 		fmt.Fprintf(w, "  nothing to index: ignore rules exclude the workspace's files\n")
@@ -297,4 +300,34 @@ func printSummary(w io.Writer, s index.Summary) {
 			fmt.Fprintf(w, "    %s\n", r)
 		}
 	}
+}
+
+// commonExts lists the n commonest extensions of counts, " (.txt 40, .scala
+// 12, …)", most first, or "" when there are none.
+func commonExts(counts map[string]int, n int) string {
+	exts := make([]string, 0, len(counts))
+	for e := range counts {
+		exts = append(exts, e)
+	}
+	sort.Slice(exts, func(a, b int) bool {
+		if counts[exts[a]] != counts[exts[b]] {
+			return counts[exts[a]] > counts[exts[b]]
+		}
+		return exts[a] < exts[b]
+	})
+	if len(exts) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, n+1)
+	for _, e := range exts[:min(n, len(exts))] {
+		name := e
+		if name == "" {
+			name = "no extension"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, counts[e]))
+	}
+	if len(exts) > n {
+		parts = append(parts, "…")
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
