@@ -188,22 +188,34 @@ func jvmSource(p string) bool { return strings.HasSuffix(p, ".java") || strings.
 // samePackageDir reports whether two directories hold one JVM package: the
 // same directory, or the same path under a module's java and kotlin source
 // roots (src/main/java/a/b and src/main/kotlin/a/b), where Gradle projects
-// keep the two languages of one package.
+// keep the two languages of one package. It allocates nothing: Java's
+// same-package rule asks it of every definition of a name.
 func samePackageDir(a, b string) bool {
 	if a == b {
 		return true
 	}
-	return kotlinRootAsJava(a) == kotlinRootAsJava(b)
+	aBefore, aAfter, aRoot := cutSourceRoot(a)
+	bBefore, bAfter, bRoot := cutSourceRoot(b)
+	return aRoot != "" && bRoot != "" && aRoot != bRoot && aBefore == bBefore && aAfter == bAfter
 }
 
-// kotlinRootAsJava names a directory under a kotlin source root as if it
-// were under the java one beside it.
-func kotlinRootAsJava(dir string) string {
-	d := "/" + dir + "/"
-	if i := strings.Index(d, "/kotlin/"); i >= 0 {
-		d = d[:i] + "/java/" + d[i+len("/kotlin/"):]
+// cutSourceRoot splits dir at its first path segment named java or kotlin:
+// the path before it, the path after it, and the segment ("" when there
+// is none).
+func cutSourceRoot(dir string) (before, after, root string) {
+	for start := 0; start < len(dir); {
+		end := strings.IndexByte(dir[start:], '/')
+		if end < 0 {
+			end = len(dir)
+		} else {
+			end += start
+		}
+		if seg := dir[start:end]; seg == "java" || seg == "kotlin" {
+			return strings.TrimSuffix(dir[:start], "/"), strings.TrimPrefix(dir[end:], "/"), seg
+		}
+		start = end + 1
 	}
-	return strings.Trim(d, "/")
+	return "", "", ""
 }
 
 // javaPackageDir returns the directory of the workspace that holds a Java
