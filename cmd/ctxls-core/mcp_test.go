@@ -18,6 +18,7 @@ import (
 // directory) and removes it with init --uninstall.
 func TestInitMCP(t *testing.T) {
 	root := t.TempDir()
+	t.Cleanup(func() { stopDaemon(t, root) }) // doctor's canaries start it; it writes under root until stopped
 	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc main() { Greet() }\n"), 0o644)
 	binOnPath(t)
 	if out, errOut, code := ctxls(t, root, "init", "--mcp", "--index"); code != 0 || !strings.Contains(out, "registered the ctxls MCP server") {
