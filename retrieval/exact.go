@@ -17,8 +17,14 @@ import (
 var qualSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.|::|->|#`) })
 
 // exactMatches credits entities that a trigger names outright: a symbol by
-// (qualified) name, a file by path, the entity at an error's line.
-func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trigger, get func(int64) *cand) error {
+// (qualified) name, a file by path, the entity at an error's line. It
+// returns the strongest trigger that names something here as written (a
+// declaration spelled in the same case, a qualified name's suffix, a
+// path): the prompt gate's evidence that the message is about this code,
+// which the credits share among all the entities of a name (a name that
+// several declarations share is still a name of this code).
+func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trigger, get func(int64) *cand) (float64, error) {
+	var names float64
 	credit := func(id int64, v float64, why string) {
 		c := get(id)
 		if v > c.exact {
@@ -36,7 +42,7 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 			}
 			ents, err := st.EntitiesByName(ctx, name, 64)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			qual := strings.ToLower(strings.Join(parts, "."))
 			// A dotted name can be a module path: requests.compat,
@@ -44,7 +50,10 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 			if len(parts) > 1 {
 				files, err := st.FilesByStem(ctx, strings.Join(parts, "/"), 4)
 				if err != nil {
-					return err
+					return 0, err
+				}
+				if len(files) > 0 {
+					names = math.Max(names, tr.Relevance)
 				}
 				for _, f := range files {
 					credit(f.ID, tr.Relevance/math.Sqrt(float64(len(files))), "module "+tr.Query)
@@ -56,18 +65,24 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 				if len(parts) > 1 {
 					if strings.HasSuffix(strings.ToLower(e.QName), qual) {
 						v = tr.Relevance
+						names = math.Max(names, tr.Relevance)
 					} else {
 						v *= 0.5
 					}
 				} else if e.Name != name {
 					v *= 0.7 // case differs
+				} else {
+					names = math.Max(names, tr.Relevance)
 				}
 				credit(e.ID, v, fmt.Sprintf("named %q", tr.Query))
 			}
 		case analyzer.TriggerPath, analyzer.TriggerErrorLoc, analyzer.TriggerFileOpen, analyzer.TriggerFileEdit:
 			files, err := filesForPath(ctx, st, tr.Query)
 			if err != nil {
-				return err
+				return 0, err
+			}
+			if len(files) > 0 {
+				names = math.Max(names, tr.Relevance)
 			}
 			for _, f := range files {
 				v := tr.Relevance / math.Sqrt(float64(len(files)))
@@ -78,7 +93,7 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 				if tr.Line > 0 {
 					e, ok, err := st.EntityAt(ctx, f.Path, tr.Line)
 					if err != nil {
-						return err
+						return 0, err
 					}
 					if ok {
 						credit(e.ID, tr.Relevance, fmt.Sprintf("at %s:%d", tr.Query, tr.Line))
@@ -87,7 +102,7 @@ func exactMatches(ctx context.Context, st *store.Store, triggers []analyzer.Trig
 			}
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // filesForPath finds indexed files a path in a message refers to: relative
@@ -132,8 +147,11 @@ const (
 // spell (analyzer.Phrases). A phrase of conversation words only ("keep
 // going"), or with a word the index does not hold (df), never counts. A
 // three-word phrase is searched only where it can tell more than its two
-// two-word phrases: both spell some name and one of them too many.
-func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) error {
+// two-word phrases: both spell some name and one of them too many. It
+// reports whether some phrase spelled a name (at most maxPhraseEntities),
+// which the prompt gate counts as evidence (phraseWord).
+func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) (bool, error) {
+	spelledName := false
 	spelled := map[string]int{} // phrase → how many names it spells (at most maxPhraseEntities+1)
 	for _, p := range analyzer.Phrases(text, maxPhrases) {
 		if !slices.ContainsFunc(p.Terms, func(t string) bool { return !conversational[t] }) ||
@@ -149,12 +167,13 @@ func phraseMatches(ctx context.Context, st *store.Store, text string, df map[str
 		}
 		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1)
 		if err != nil {
-			return err
+			return false, err
 		}
 		spelled[p.String()] = len(hits)
 		if len(hits) == 0 || len(hits) > maxPhraseEntities {
 			continue
 		}
+		spelledName = true
 		for _, h := range hits {
 			// A phrase that spells most of a name says more than one inside a
 			// long name ("variant field" in a test named by a sentence).
@@ -168,7 +187,7 @@ func phraseMatches(ctx context.Context, st *store.Store, text string, df map[str
 			c.why = append(c.why, fmt.Sprintf("phrase %q", p.String()))
 		}
 	}
-	return nil
+	return spelledName, nil
 }
 
 // nameParts counts the parts of an identifier that are terms (stop words

@@ -47,7 +47,14 @@ func TestPromptGate(t *testing.T) {
 		{name: "code words", text: "the login should check the password hash in the user store", want: true, wantPath: "auth/"},
 		{name: "named symbol", text: "why does issueToken prefix the user", want: true, wantPath: "auth/service.go"},
 		{name: "one declared word", text: "Login", want: true, wantPath: "auth/service.go"},
-		{name: "code prompt mid-session", text: "render the invoice total for the customer", carried: true, want: true, wantPath: "billing/"},
+		{name: "code prompt mid-session", text: "render the invoice total as PDF bytes", carried: true, want: true, wantPath: "billing/"},
+		// Three words declared here, one by one: a general question near
+		// the repository's domain, not a request about its code.
+		{name: "three scattered code words", text: "how should I hash a password on a login page"},
+		{name: "three scattered code words mid-session", text: "how should I hash a password on a login page", carried: true},
+		// The same three, two of them spelling UserStore: the code's own
+		// compound.
+		{name: "three code words, one name spelled", text: "the user store check is slow", want: true, wantPath: "auth/store.go"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +81,53 @@ func TestPromptGate(t *testing.T) {
 			}
 			if !tc.want && resp.Reason == "" {
 				t.Error("abstained without a reason")
+			}
+		})
+	}
+}
+
+// TestGateEvidence counts the evidence of the code's vocabulary a message
+// carries when it names no code: words naming declarations, a spelled
+// name, a directory's name.
+func TestGateEvidence(t *testing.T) {
+	_, st := wstest.Indexed(t, map[string]string{
+		"middleware/limiter.ts": "export class Bucket { tokens = 0 }\n\nexport function limitRate(bucket: Bucket): boolean {\n  return bucket.tokens > 0\n}\n",
+		"auth/store.go":         files["auth/store.go"],
+	})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"how do I rate limit a bucket", 3},                 // three scattered words
+		{"the middleware should rate limit each bucket", 4}, // and the directory they live in
+		{"the user store check is slow", 4},                 // three words, two spelling UserStore
+		{"write a haiku about autumn", 0},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			terms := analyzer.Terms(tc.text)
+			df, _, err := st.TermStats(ctx, terms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortStableFunc(terms, func(a, b string) int { return df[a] - df[b] })
+			spells, err := phraseMatches(ctx, st, tc.text, df, func(int64) *cand { return &cand{matched: map[string]float64{}} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := gateEvidence(ctx, st, slices.Compact(terms), df, spells)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("evidence = %d, want %d", got, tc.want)
+			}
+			resp, err := Query(ctx, st, ForPrompt(tc.text, 10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if passed := !resp.Abstain; passed != (tc.want >= promptEvidence) {
+				t.Errorf("gate passed = %v with evidence %d (reason %q)", passed, got, resp.Reason)
 			}
 		})
 	}

@@ -385,30 +385,28 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	// 3. Exact mentions: the message's own first, so that the prompt gate
 	// sees what the message names apart from what earlier turns carried.
-	if err := exactMatches(ctx, st, messageTriggers, get); err != nil {
+	named, err := exactMatches(ctx, st, messageTriggers, get)
+	if err != nil {
 		return nil, err
 	}
+	spellsName := false // a run of the message's words spells a declaration's name
 	if !req.NoMessageTerms {
-		if err := phraseMatches(ctx, st, req.Text, df, get); err != nil {
+		if spellsName, err = phraseMatches(ctx, st, req.Text, df, get); err != nil {
 			return nil, err
 		}
 	}
 	if req.Gate == GatePrompt {
-		var named float64
-		for _, c := range cands {
-			named = math.Max(named, c.exact)
-		}
 		var msgTerms []string // rarest first: the likeliest code words
 		for _, t := range terms {
 			if fromMessage[t] {
 				msgTerms = append(msgTerms, t)
 			}
 		}
-		words, err := codeWords(ctx, st, msgTerms, df)
+		evidence, err := gateEvidence(ctx, st, msgTerms, df, spellsName)
 		if err != nil {
 			return nil, err
 		}
-		if named < namedCode && words < promptCodeWords {
+		if named < namedCode && evidence < promptEvidence {
 			one, err := namesOneDeclaration(ctx, st, req.Text)
 			if err != nil {
 				return nil, err
@@ -417,12 +415,12 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 				named = 1
 			}
 		}
-		if why := promptGate(named, words); why != "" {
+		if why := promptGate(named, evidence); why != "" {
 			resp.Abstain, resp.Reason = true, why
 			return resp, nil
 		}
 	}
-	if err := exactMatches(ctx, st, req.Triggers, get); err != nil {
+	if _, err := exactMatches(ctx, st, req.Triggers, get); err != nil {
 		return nil, err
 	}
 	// A name the message spells, found without its words' lists, is

@@ -614,6 +614,40 @@ func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	return true, nil
 }
 
+// NamesDirectory reports whether term is the whole name of a directory of
+// the workspace's own code ("cookies" of src/cookies/jar.go, "valid" of
+// validator/), as analyze reads a path segment. The full-text index of the
+// source files' paths finds the candidates; at most dirCandidates of them
+// are read, enough for a directory, which holds files, while a word that
+// only parts of file names hold is rejected by the check of each segment.
+func (s *Store) NamesDirectory(ctx context.Context, term string, analyze func(segment string) []string) (bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT f.path FROM
+		(SELECT rowid AS seq FROM fts_files WHERE fts_files MATCH ? LIMIT `+limitSQL(dirCandidates)+`) h
+		JOIN entities e ON e.seq = h.seq JOIN files f ON f.id = e.file_id`, `{path} : `+ftsString(term))
+	if err != nil {
+		return false, classify(fmt.Errorf("directory named %q: %w", term, err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return false, classify(fmt.Errorf("directory named %q: %w", term, err))
+		}
+		for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			if ts := analyze(path.Base(dir)); len(ts) == 1 && ts[0] == term {
+				return true, rows.Close()
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, classify(fmt.Errorf("directory named %q: %w", term, err))
+	}
+	return false, nil
+}
+
+// dirCandidates bounds the files NamesDirectory reads for one word.
+const dirCandidates = 64
+
 // NamedHit is an entity found by its name.
 type NamedHit struct {
 	ID, FileID int64
