@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -61,17 +62,18 @@ const (
 	focusPointerFiles = 4
 	// promptEvidence is how much evidence of the code's vocabulary a
 	// message that names no code outright must carry (gateEvidence):
-	// each distinct word that names declarations of the workspace counts
-	// one, a run of words that spells a declaration's name ("value
-	// parser": ValueParser) one more, and a word that names a directory of
-	// its code ("cookies", "validator") one more. Real change requests
-	// carry a median of 6 code words; general questions near a
-	// repository's domain ("what does HTTP status 418 mean", "write a
-	// regular expression that matches an email address") carry three
-	// single words, scattered. Three words (decision 0091) passed 0.893 of
-	// 815 real requests and 6 of 116 off-topic prompts; four pieces of
-	// evidence, measured by the hook on the same cases, pass 0.849 and 2
-	// (decision 0091, amendment of stop 38).
+	// each distinct word that names declarations of the workspace, or is
+	// an identifier the code holds, counts one, a run of words that
+	// spells a declaration's name ("value parser": ValueParser) one more,
+	// and a word that names a directory of its code ("cookies",
+	// "validator") one more. Real change requests carry a median of 6
+	// code words; general questions near a repository's domain ("what
+	// does HTTP status 418 mean", "write a regular expression that
+	// matches an email address") carry three single words, scattered.
+	// Three words (decision 0091) passed 6 of 116 off-topic prompts and
+	// showed a gold file for 0.785 of 815 real requests; four pieces of
+	// evidence, measured by the hook on the same cases, pass 2 and show
+	// one for 0.751 (decision 0091, amendment of stop 38).
 	promptEvidence = 4
 	// namedCode is the exact-match credit at which a message names code
 	// outright: a symbol spelled as declared, a path, an error location.
@@ -101,11 +103,13 @@ var conversational = analyzedSet(
 
 // gateEvidence counts, up to promptEvidence, the evidence that a message
 // speaks the vocabulary of the workspace's code: its distinct terms that
-// name declarations (rarest first, conversation words never), one more
+// name declarations (rarest first, conversation words never) or are the
+// whole of an identifier it spells that the code holds (idents: an
+// attribute, a key, a local is code here though nothing declares it), one more
 // when a run of its words spells a declaration's name (spellsName), and
 // one more, when that leaves it one short, for a term that names a
 // directory of the code.
-func gateEvidence(ctx context.Context, st *store.Store, msgTerms []string, df map[string]int, spellsName bool) (int, error) {
+func gateEvidence(ctx context.Context, st *store.Store, msgTerms []string, df map[string]int, spellsName bool, idents map[string]bool) (int, error) {
 	n := 0
 	if spellsName {
 		n++
@@ -115,6 +119,10 @@ func gateEvidence(ctx context.Context, st *store.Store, msgTerms []string, df ma
 			return n, nil
 		}
 		if df[t] == 0 || conversational[t] {
+			continue
+		}
+		if idents[t] {
+			n++ // an identifier the code holds, declared or not (no_proxy, r.content)
 			continue
 		}
 		ok, err := st.DeclaresTerm(ctx, t)
@@ -141,6 +149,25 @@ func gateEvidence(ctx context.Context, st *store.Store, msgTerms []string, df ma
 		}
 	}
 	return n, nil
+}
+
+// identTerms returns the terms that stand for a whole identifier the
+// message spells (analyzer.Message's symbol mentions: no_proxy is
+// "noproxy", r.content "rcontent"); a one-part name is a plain word, which
+// counts only by the declarations it names.
+func identTerms(triggers []analyzer.Trigger) map[string]bool {
+	out := map[string]bool{}
+	for _, tr := range triggers {
+		if tr.Type != analyzer.TriggerSymbol {
+			continue
+		}
+		// A compound's whole form leads its terms (analyzer.Terms); a
+		// name too long for one keeps only its parts.
+		if ts := analyzer.Terms(tr.Query); len(ts) > 1 && !slices.Contains(ts[1:], ts[0]) && len(ts[0]) > len(ts[1]) {
+			out[ts[0]] = true
+		}
+	}
+	return out
 }
 
 // namesOneDeclaration reports whether the whole message is one word spelled

@@ -102,6 +102,7 @@ func TestGateEvidence(t *testing.T) {
 		{"how do I rate limit a bucket", 3},                 // three scattered words
 		{"the middleware should rate limit each bucket", 4}, // and the directory they live in
 		{"the user store check is slow", 4},                 // three words, two spelling UserStore
+		{"rate limit ignores bucket.tokens", 4},             // three words and an identifier the code holds
 		{"write a haiku about autumn", 0},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
@@ -115,7 +116,7 @@ func TestGateEvidence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := gateEvidence(ctx, st, slices.Compact(terms), df, spells)
+			got, err := gateEvidence(ctx, st, slices.Compact(terms), df, spells, identTerms(analyzer.Message(tc.text)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -402,7 +402,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 				msgTerms = append(msgTerms, t)
 			}
 		}
-		evidence, err := gateEvidence(ctx, st, msgTerms, df, spellsName)
+		evidence, err := gateEvidence(ctx, st, msgTerms, df, spellsName, identTerms(messageTriggers))
 		if err != nil {
 			return nil, err
 		}
