@@ -149,7 +149,7 @@ const (
 // three-word phrase is searched only where it can tell more than its two
 // two-word phrases: both spell some name and one of them too many. It
 // reports whether some phrase spelled a name (at most maxPhraseEntities),
-// which the prompt gate counts as evidence (phraseWord).
+// which the prompt gate counts as evidence (gateEvidence).
 func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) (bool, error) {
 	spelledName := false
 	spelled := map[string]int{} // phrase → how many names it spells (at most maxPhraseEntities+1)

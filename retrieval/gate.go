@@ -25,8 +25,9 @@ const (
 	// about this workspace's code: it names code that exists here (a
 	// symbol, path or error location matched exactly), or it carries
 	// promptEvidence pieces of evidence of the code's vocabulary: words
-	// that name declarations here, a run of words that spells a
-	// declaration's name, a word that names a directory. Triggers
+	// that name declarations here or identifiers the code holds, a run of
+	// words that spells a declaration's name, a word that names a
+	// directory. Triggers
 	// carried over from earlier turns refine the ranking but never pass
 	// the gate, and prose (Markdown) is left out unless the message asks
 	// about documentation.
@@ -105,10 +106,10 @@ var conversational = analyzedSet(
 // speaks the vocabulary of the workspace's code: its distinct terms that
 // name declarations (rarest first, conversation words never) or are the
 // whole of an identifier it spells that the code holds (idents: an
-// attribute, a key, a local is code here though nothing declares it), one more
-// when a run of its words spells a declaration's name (spellsName), and
-// one more, when that leaves it one short, for a term that names a
-// directory of the code.
+// attribute, a key or a local is code here though nothing declares it),
+// one more when a run of its words spells a declaration's name
+// (spellsName), and one more, when that leaves it one short, for a term
+// that names a directory of the code.
 func gateEvidence(ctx context.Context, st *store.Store, msgTerms []string, df map[string]int, spellsName bool, idents map[string]bool) (int, error) {
 	n := 0
 	if spellsName {
