@@ -123,17 +123,9 @@ func (a *Analyzer) Each(text string, fn func(term string)) {
 func (a *Analyzer) analyzeWord(word string) []string {
 	var terms []string
 	parts := splitIdentifier(word)
-	if len(parts) > 1 {
-		whole := strings.Map(func(r rune) rune {
-			if r == '_' || r == '-' || r == '.' || r == '$' {
-				return -1
-			}
-			return r
-		}, strings.ToLower(word))
-		if len(whole) <= maxTermLen && !isNumber(whole) {
-			// ToLower and Map return their input when nothing changes.
-			terms = append(terms, strings.Clone(whole))
-		}
+	if whole, ok := compound(word, parts); ok {
+		// ToLower and Map return their input when nothing changes.
+		terms = append(terms, strings.Clone(whole))
 	}
 	for _, p := range parts {
 		if t, ok := a.term(p); ok {
@@ -141,6 +133,32 @@ func (a *Analyzer) analyzeWord(word string) []string {
 		}
 	}
 	return terms
+}
+
+// Compound returns the term that stands for a compound identifier as a
+// whole (no_proxy: "noproxy", r.content: "rcontent"), the first of its
+// terms; false for a word of one part, or a whole too long to be a term.
+func Compound(word string) (string, bool) {
+	whole, ok := compound(word, splitIdentifier(word))
+	return strings.Clone(whole), ok
+}
+
+// compound is Compound for a word already split into parts; the result may
+// alias word.
+func compound(word string, parts []string) (string, bool) {
+	if len(parts) < 2 {
+		return "", false
+	}
+	whole := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == '$' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(word))
+	if len(whole) > maxTermLen || isNumber(whole) {
+		return "", false
+	}
+	return whole, true
 }
 
 func (a *Analyzer) term(part string) (string, bool) {

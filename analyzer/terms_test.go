@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kljensen/snowball/english"
@@ -106,6 +107,30 @@ func TestDerivedNounsShareTheVerbsTerm(t *testing.T) {
 		got, _ := Term(w)
 		if want := english.Stem(w, false); got != want {
 			t.Errorf("Term(%q) = %q, want the stem %q", w, got, want)
+		}
+	}
+}
+
+func TestCompound(t *testing.T) {
+	for _, tc := range []struct {
+		word  string
+		whole string
+		ok    bool
+	}{
+		{"no_proxy", "noproxy", true},
+		{"r.content", "rcontent", true},
+		{"HTTPError", "httperror", true},
+		{"urlparse", "", false},                           // one part
+		{"1_000", "", false},                              // a whole that is a number
+		{strings.Repeat("long_", 10) + "name", "", false}, // a whole too long for a term
+	} {
+		whole, ok := Compound(tc.word)
+		if whole != tc.whole || ok != tc.ok {
+			t.Errorf("Compound(%q) = %q, %v; want %q, %v", tc.word, whole, ok, tc.whole, tc.ok)
+		}
+		// It is the first of the word's terms, as the index holds it.
+		if terms := Terms(tc.word); ok && (len(terms) == 0 || terms[0] != whole) {
+			t.Errorf("Compound(%q) = %q, but its terms are %v", tc.word, whole, terms)
 		}
 	}
 }

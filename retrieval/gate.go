@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -162,10 +161,8 @@ func identTerms(triggers []analyzer.Trigger) map[string]bool {
 		if tr.Type != analyzer.TriggerSymbol {
 			continue
 		}
-		// A compound's whole form leads its terms (analyzer.Terms); a
-		// name too long for one keeps only its parts.
-		if ts := analyzer.Terms(tr.Query); len(ts) > 1 && !slices.Contains(ts[1:], ts[0]) && len(ts[0]) > len(ts[1]) {
-			out[ts[0]] = true
+		if whole, ok := analyzer.Compound(tr.Query); ok {
+			out[whole] = true
 		}
 	}
 	return out
