@@ -165,7 +165,7 @@ func phraseMatches(ctx context.Context, st *store.Store, text string, df map[str
 				continue
 			}
 		}
-		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1)
+		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1, analyzer.Terms)
 		if err != nil {
 			return false, err
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxls/ctxls/store/ftsrank"
 )
 
 // Files returns every tracked file keyed by path.
@@ -428,7 +430,7 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
-		tieDepth(limit), limit), match, rankBy(w[:]...))
+		tieDepth(limit), limit), match, rankBy(ftsrank.Name, w[:]...))
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -658,18 +660,48 @@ type NamedHit struct {
 // parts ("pick next task": pick_next_task_fair, __pick_next_task), at most
 // limit, with their files and names. Which of more than limit is left
 // unsaid: ask for one more than is used, to know whether there are more.
-func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int) ([]NamedHit, error) {
-	if len(terms) == 0 {
+// analyze is the analysis that made the name column (analyzer.Terms): the
+// postings say which names hold every term, not where (decision 0130), so
+// the order is checked on the names themselves.
+func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int, analyze func(string) []string) ([]NamedHit, error) {
+	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	phrase := ftsString(strings.Join(terms, " "))
+	match := `{name} : (` + andQuery(terms) + `)`
+	// Candidates in row order, read until limit of them spell the phrase:
+	// the statement reads postings only as far as its rows are asked for.
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
-		(SELECT rowid AS seq FROM fts WHERE fts MATCH ? LIMIT `+limitSQL(limit)+`) h
-		JOIN entities e ON e.seq = h.seq ORDER BY e.id`, `{name} : `+phrase)
+		(SELECT rowid AS seq FROM fts WHERE fts MATCH ?) h
+		JOIN entities e ON e.seq = h.seq ORDER BY h.seq`, match)
 	if err != nil {
-		return nil, classify(fmt.Errorf("names with %s: %w", phrase, err))
+		return nil, classify(fmt.Errorf("names with %q: %w", strings.Join(terms, " "), err))
 	}
-	return scanNamed(rows)
+	defer rows.Close()
+	var out []NamedHit
+	for len(out) < limit && rows.Next() {
+		var h NamedHit
+		if err := rows.Scan(&h.ID, &h.FileID, &h.Name); err != nil {
+			return nil, classify(err)
+		}
+		if holdsRun(analyze(h.Name), terms) {
+			out = append(out, h)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	slices.SortFunc(out, func(a, b NamedHit) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// holdsRun reports whether run occurs in terms as consecutive elements.
+func holdsRun(terms, run []string) bool {
+	for i := 0; i+len(run) <= len(terms); i++ {
+		if slices.Equal(terms[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanNamed reads rows of entity id, file id and name.
@@ -727,11 +759,11 @@ func (s *Store) BestInFile(ctx context.Context, path string, terms []string, w F
 		return nil, classify(err)
 	}
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
-		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		(SELECT rowid AS seq, -%s(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
 		 WHERE fts MATCH ? AND rowid BETWEEN ? AND ?) h
 		JOIN entities e ON e.seq = h.seq WHERE e.file_id = ? AND e.kind != 'file'
 		ORDER BY h.score DESC, e.id LIMIT %d`,
-		w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
+		ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
 	if err != nil {
 		return nil, classify(fmt.Errorf("best of %s: %w", path, err))
 	}
@@ -747,10 +779,10 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 	}
 	args := append([]any{ftsString(term)}, int64Args(ids)...)
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
-		(SELECT rowid AS seq, -bm25(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		(SELECT rowid AS seq, -%s(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
 		 WHERE fts MATCH ? AND rowid IN (SELECT seq FROM entities WHERE id IN (`+placeholders(len(ids))+`))) h
 		JOIN entities e ON e.seq = h.seq`,
-		w[0], w[1], w[2], w[3], w[4], w[5]), args...)
+		ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5]), args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("score documents: %w", err))
 	}
@@ -868,21 +900,23 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM %[1]s WHERE %[1]s MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %[2]d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[3]d`, table, tieDepth(limit), limit),
-		match, rankBy(pathWeight, bodyWeight))
+		match, rankBy("bm25", pathWeight, bodyWeight))
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
 }
 
-// rankBy is the FTS5 rank of a search: bm25() with the columns' weights.
+// rankBy is the FTS5 rank of a search: fn, bm25() or its entity-table
+// form ftsrank.Name, with the columns' weights.
 // A search orders by rank and reads only its best rows, so the rank must be
 // the weighted score itself: FTS5's default rank, bm25() with every column
 // weighing the same, chose the rows among which the weights then ranked,
 // and a word's best matches by name could fall outside them.
-func rankBy(weights ...float64) string {
+func rankBy(fn string, weights ...float64) string {
 	var b strings.Builder
-	b.WriteString("bm25(")
+	b.WriteString(fn)
+	b.WriteString("(")
 	for i, w := range weights {
 		if i > 0 {
 			b.WriteString(", ")

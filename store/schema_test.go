@@ -221,3 +221,49 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	}
 	return strings.Join(plan, "; ")
 }
+
+// TestEntityPostingsLoseTheirPositions: an index of version 11 opens with
+// the entity documents' table recreated without positions (decision 0130)
+// and its analysis forgotten, so that the next index run analyses every
+// file again into it.
+func TestEntityPostingsLoseTheirPositions(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := openTest(t, root)
+	putFile(t, s, sampleFile("a.go", 10))
+	ddl := func() string {
+		t.Helper()
+		var q string
+		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'fts'`).Scan(&q); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	if q := ddl(); !strings.Contains(q, "detail=column") {
+		t.Fatalf("new index: %s", q)
+	}
+	if _, err := s.DB().Exec(`DROP TABLE fts_vocab; DROP TABLE fts;
+		CREATE VIRTUAL TABLE fts USING fts5(name, qname, path, signature, doc, body,
+			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
+		CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+		INSERT INTO fts(rowid, name) VALUES (1, 'serv');
+		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
+		PRAGMA user_version = 11`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openTest(t, root)
+	if q := ddl(); !strings.Contains(q, "detail=column") {
+		t.Errorf("upgraded from version 11: %s", q)
+	}
+	if v, err := s.Meta(ctx, "analyzer"); err != nil || v != "" {
+		t.Errorf("upgraded from version 11: analyzer %q (%v), want it forgotten", v, err)
+	}
+	if fs, err := s.Files(ctx); err != nil || len(fs) != 1 {
+		t.Errorf("upgraded from version 11: %d files (%v), want the one written", len(fs), err)
+	}
+	var n int
+	if err := s.DB().QueryRow(`SELECT count(*) FROM fts_vocab`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("upgraded from version 11: %d terms in the entity postings (%v), want none", n, err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -728,12 +729,14 @@ func TestNamedByPhrase(t *testing.T) {
 	}{
 		{[]string{"listen", "serv"}, 10, []int64{101, 111}},
 		{[]string{"listen", "serv"}, 1, []int64{101}},
-		{[]string{"serv", "listen"}, 10, nil}, // out of order
-		{[]string{"net", "http"}, 10, nil},    // in the path field, not the name
+		{[]string{"serv", "listen"}, 10, nil},         // out of order
+		{[]string{"listenandserve", "serv"}, 10, nil}, // both in the name, apart
+		{[]string{"listenandserve", "listen"}, 10, []int64{101, 111}},
+		{[]string{"net", "http"}, 10, nil}, // in the path field, not the name
 		{nil, 10, nil},
 	}
 	for _, tc := range tests {
-		hits, err := s.NamedByPhrase(ctx, tc.terms, tc.limit)
+		hits, err := s.NamedByPhrase(ctx, tc.terms, tc.limit, analyzer.Terms)
 		if err != nil {
 			t.Fatal(err)
 		}
