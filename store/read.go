@@ -406,6 +406,17 @@ type Hit struct {
 // name, path, signature, doc, body.
 type FieldWeights [6]float64
 
+// rank is the FTS5 rank of an entity search with these weights: ftsrank's
+// function, with each occurrence column (see occurrenceLayers) weighed as
+// the field it continues.
+func (w FieldWeights) rank() string {
+	return rankBy(ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5], w[3], w[3], w[4], w[4])
+}
+
+// score is rank as a call in a query of fts: the function's first argument
+// names the table.
+func (w FieldWeights) score() string { return strings.Replace(w.rank(), "(", "(fts, ", 1) }
+
 // Search runs a full-text query over analyzed terms: terms are OR-ed and
 // scored with FTS5's BM25 using the field weights.
 func (s *Store) Search(ctx context.Context, terms []string, w FieldWeights, limit int) ([]Hit, error) {
@@ -430,7 +441,7 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
-		tieDepth(limit), limit), match, rankBy(ftsrank.Name, w[:]...))
+		tieDepth(limit), limit), match, w.rank())
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
 	}
@@ -759,11 +770,11 @@ func (s *Store) BestInFile(ctx context.Context, path string, terms []string, w F
 		return nil, classify(err)
 	}
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
-		(SELECT rowid AS seq, -%s(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		(SELECT rowid AS seq, -%s AS score FROM fts
 		 WHERE fts MATCH ? AND rowid BETWEEN ? AND ?) h
 		JOIN entities e ON e.seq = h.seq WHERE e.file_id = ? AND e.kind != 'file'
 		ORDER BY h.score DESC, e.id LIMIT %d`,
-		ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5], limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
+		w.score(), limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
 	if err != nil {
 		return nil, classify(fmt.Errorf("best of %s: %w", path, err))
 	}
@@ -779,10 +790,10 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 	}
 	args := append([]any{ftsString(term)}, int64Args(ids)...)
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
-		(SELECT rowid AS seq, -%s(fts, %g, %g, %g, %g, %g, %g) AS score FROM fts
+		(SELECT rowid AS seq, -%s AS score FROM fts
 		 WHERE fts MATCH ? AND rowid IN (SELECT seq FROM entities WHERE id IN (`+placeholders(len(ids))+`))) h
 		JOIN entities e ON e.seq = h.seq`,
-		ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5]), args...)
+		w.score()), args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("score documents: %w", err))
 	}

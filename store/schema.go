@@ -319,8 +319,10 @@ DROP INDEX IF EXISTS refs_dst;
 	11: `
 DROP TABLE fts_vocab;
 DROP TABLE fts;
+-- signature2, signature3, doc2 and doc3 hold the second and the further
+-- occurrences of a term in the signature and the doc (occurrenceLayers).
 CREATE VIRTUAL TABLE fts USING fts5(
-	name, qname, path, signature, doc, body,
+	name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3,
 	content='', contentless_delete=1, detail=column,
 	tokenize='unicode61 remove_diacritics 0'
 );

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
+	"github.com/ctxls/ctxls/store/ftsrank"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -142,6 +143,10 @@ func newConnector(dsn, state string, readOnly bool) *connector {
 			// (docs/decisions/0053). The memory map lets short-lived
 			// processes read pages straight from the OS cache.
 			if _, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d; PRAGMA temp_store = MEMORY", mmapSize), nil); err != nil {
+				return err
+			}
+			// Entity documents are ranked by ftsrank's function.
+			if err := ftsrank.Register(c); err != nil {
 				return err
 			}
 			return attachState(c, state, readOnly)

@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/workspace"
-	"github.com/ctxls/ctxls/store/ftsrank"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -245,10 +244,6 @@ func busyTimeout(opts Options) time.Duration {
 }
 
 func open(ctx context.Context, path string, opts Options) (*Store, error) {
-	// Every connection ranks entity documents with ftsrank's function.
-	if err := ftsrank.Register(); err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
-	}
 	busy := busyTimeout(opts)
 	// _stmt_cache_size keeps finalized statements for reuse on the
 	// connection: retrieval runs the same full-text statement once per

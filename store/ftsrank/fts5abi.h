@@ -17,11 +17,13 @@ typedef struct sqlite3_value sqlite3_value;
 #define SQLITE_ERROR 1
 #define SQLITE_NOMEM 7
 
-extern int sqlite3_auto_extension(void (*xEntryPoint)(void));
 extern int sqlite3_prepare_v2(sqlite3 *db, const char *zSql, int nByte, sqlite3_stmt **ppStmt, const char **pzTail);
 extern int sqlite3_bind_pointer(sqlite3_stmt *stmt, int i, void *p, const char *type, void (*xDestructor)(void *));
 extern int sqlite3_step(sqlite3_stmt *stmt);
+extern char *sqlite3_mprintf(const char *, ...);
+extern const char *sqlite3_errmsg(sqlite3 *);
 extern int sqlite3_finalize(sqlite3_stmt *stmt);
+extern const char *sqlite3_errstr(int rc);
 extern double sqlite3_value_double(sqlite3_value *v);
 extern void sqlite3_result_double(sqlite3_context *ctx, double v);
 extern void sqlite3_result_error_code(sqlite3_context *ctx, int code);

@@ -6,34 +6,49 @@ package ftsrank
 /*
 #cgo LDFLAGS: -lm
 #include "fts5abi.h"
-int ctxRegister(sqlite3 *db, char **err, const void *routines);
-static int ctxAutoRegister(void) { return sqlite3_auto_extension((void (*)(void))ctxRegister); }
+int ctxRegister(sqlite3 *db);
 */
 import "C"
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
+	"unsafe"
 
-	// The SQLite whose functions rank.c calls.
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mattn/go-sqlite3"
 )
 
 // Name is the rank function's name in an FTS5 query: "ctxrank(w1, w2, …)"
 // with one weight per column, as bm25() takes them.
 const Name = "ctxrank"
 
-// register installs the function in every SQLite connection the process
-// opens from then on. SQLite keeps its automatic extensions per process,
-// so it runs once.
-var register = sync.OnceValue(func() error {
-	if rc := C.ctxAutoRegister(); rc != 0 {
-		return fmt.Errorf("register the FTS5 function %s: SQLite error %d", Name, int(rc))
+// handleOffset is where a *sqlite3.SQLiteConn keeps its C handle. The
+// driver does not export it; its type says where it is, so that another
+// layout of the driver fails here with an error, never reads a wrong word.
+var handleOffset = sync.OnceValues(func() (uintptr, error) {
+	f, ok := reflect.TypeFor[sqlite3.SQLiteConn]().FieldByName("db")
+	if !ok || f.Type.Kind() != reflect.Pointer || !strings.HasSuffix(f.Type.Elem().Name(), "sqlite3") {
+		return 0, fmt.Errorf("register %s: the SQLite driver keeps its connection's handle elsewhere", Name)
 	}
-	return nil
+	return f.Offset, nil
 })
 
-// Register makes Name available to every SQLite connection opened after it
-// returns. It must be called before the connections that use it are
-// opened; calling it again does nothing.
-func Register() error { return register() }
+// Register adds Name to the connection's FTS5. Call it from the driver's
+// ConnectHook, which runs after the connection's busy timeout is set: the
+// registration reads the schema and may wait for a lock.
+func Register(c *sqlite3.SQLiteConn) error {
+	off, err := handleOffset()
+	if err != nil {
+		return err
+	}
+	db := *(**C.sqlite3)(unsafe.Add(unsafe.Pointer(c), off))
+	if db == nil {
+		return fmt.Errorf("register %s: the connection is closed", Name)
+	}
+	if rc := C.ctxRegister(db); rc != 0 {
+		return fmt.Errorf("register %s: %s", Name, C.GoString(C.sqlite3_errstr(rc)))
+	}
+	return nil
+}

@@ -105,11 +105,10 @@ static void ctxrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 	sqlite3_result_double(ctx, -score);
 }
 
-// ctxRegister adds ctxrank to a connection's FTS5 (an auto extension: it
-// runs for every connection the process opens).
-int ctxRegister(sqlite3 *db, char **err, const void *routines) {
-	(void)err;
-	(void)routines;
+// ctxRegister adds ctxrank to a connection's FTS5. Getting FTS5's
+// interface prepares a statement, which reads the schema: it waits for a
+// lock as long as the connection's busy timeout allows.
+int ctxRegister(sqlite3 *db) {
 	fts5_api *fts = NULL;
 	sqlite3_stmt *stmt = NULL;
 	int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL);
