@@ -2,21 +2,24 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
 func TestOccurrenceLayers(t *testing.T) {
 	for _, tc := range []struct {
 		text string
-		want [3]string
+		n    int
+		want []string
 	}{
-		{"", [3]string{}},
-		{"thread", [3]string{"thread"}},
-		{"int size int", [3]string{"int size", "int"}},
-		{"a b a c a b a", [3]string{"a b c", "a b", "a a"}},
+		{"", 3, []string{"", "", ""}},
+		{"thread", 3, []string{"thread", "", ""}},
+		{"int size int", 3, []string{"int size", "int", ""}},
+		{"a b a c a b a", 3, []string{"a b c", "a b", "a a"}},
+		{"a b a c a b a", 6, []string{"a b c", "a b", "a", "a", "", ""}},
 	} {
-		if got := occurrenceLayers(tc.text); got != tc.want {
-			t.Errorf("occurrenceLayers(%q) = %q, want %q", tc.text, got, tc.want)
+		if got := occurrenceLayers(tc.text, tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("occurrenceLayers(%q, %d) = %q, want %q", tc.text, tc.n, got, tc.want)
 		}
 	}
 }

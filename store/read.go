@@ -410,7 +410,14 @@ type FieldWeights [6]float64
 // function, with each occurrence column (see occurrenceLayers) weighed as
 // the field it continues.
 func (w FieldWeights) rank() string {
-	return rankBy(ftsrank.Name, w[0], w[1], w[2], w[3], w[4], w[5], w[3], w[3], w[4], w[4])
+	cols := append([]float64{}, w[:]...)
+	for range signatureLayers - 1 {
+		cols = append(cols, w[3])
+	}
+	for range docLayers - 1 {
+		cols = append(cols, w[4])
+	}
+	return rankBy(ftsrank.Name, cols...)
 }
 
 // score is rank as a call in a query of fts: the function's first argument

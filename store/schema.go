@@ -312,17 +312,18 @@ DROP INDEX IF EXISTS refs_dst;
 	// Version 12: the entity documents' postings record in which columns a
 	// document holds a term, not where (detail=column, decision 0130):
 	// ranking never read the positions, which were more than a third of
-	// the postings. ftsrank.Name ranks them as bm25() did. A contentless
+	// the postings. ftsrank.Name ranks them as bm25() did, a term's
+	// frequency in a signature or doc told by the occurrence columns. A contentless
 	// table cannot be converted, so it starts empty and the indexer
 	// analyses every file again (the analyzer's version is forgotten),
 	// rebuilding the code tables beside the live ones.
 	11: `
 DROP TABLE fts_vocab;
 DROP TABLE fts;
--- signature2, signature3, doc2 and doc3 hold the second and the further
+-- signature2, signature3 and doc2 … doc6 hold the second and further
 -- occurrences of a term in the signature and the doc (occurrenceLayers).
 CREATE VIRTUAL TABLE fts USING fts5(
-	name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3,
+	name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3, doc4, doc5, doc6,
 	content='', contentless_delete=1, detail=column,
 	tokenize='unicode61 remove_diacritics 0'
 );

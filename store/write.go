@@ -171,7 +171,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
 		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
-		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3) VALUES`, 11},
+		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3, doc4, doc5, doc6) VALUES`, 14},
 	}
 	for _, in := range ins {
 		if *in.dst, err = prepareInserter(ctx, tx, t.sql(in.head), in.cols); err != nil {
@@ -300,8 +300,15 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 	}
 	err = w.insDoc.insert(ctx, len(docs), func(i int, dst []any) []any {
 		d := &docs[i]
-		sig, doc := occurrenceLayers(d.Signature), occurrenceLayers(d.Doc)
-		return append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, sig[0], doc[0], d.Body, sig[1], sig[2], doc[1], doc[2])
+		sig, doc := occurrenceLayers(d.Signature, signatureLayers), occurrenceLayers(d.Doc, docLayers)
+		dst = append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, sig[0], doc[0], d.Body)
+		for _, l := range sig[1:] {
+			dst = append(dst, l)
+		}
+		for _, l := range doc[1:] {
+			dst = append(dst, l)
+		}
+		return dst
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entity text: %w", err))
@@ -553,23 +560,30 @@ func (w *Writer) CreateIndexes(ctx context.Context) error {
 	return nil
 }
 
-// occurrenceLayers splits the space-separated terms of a signature or a
-// doc into three columns, so that postings without positions still tell
-// how often the field holds a term (decision 0130): the first holds each
-// term's first occurrence, the second its second, the third every further
-// one. A term's frequency in the field is then the number of its columns
-// that hold it, up to 3, and the field's length is the three columns'.
-func occurrenceLayers(text string) [3]string {
-	var layers [3]string
+// Occurrence columns (decision 0130): postings without positions tell how
+// often a field holds a term by how many of its columns hold it. A
+// signature's term counts up to signatureLayers times, a doc's (where a
+// kernel-doc comment repeats its subject) up to docLayers times.
+const (
+	signatureLayers = 3
+	docLayers       = 6
+)
+
+// occurrenceLayers splits the space-separated terms of a field into n
+// columns: the k-th holds each term's k-th occurrence, the last every
+// further one. A term's frequency in the field is then the number of
+// columns that hold it, up to n, and the field's length is the columns'.
+func occurrenceLayers(text string, n int) []string {
+	layers := make([]string, n)
 	if !strings.Contains(text, " ") {
 		layers[0] = text
 		return layers
 	}
 	terms := strings.Fields(text)
 	seen := make(map[string]int, len(terms))
-	var b [3]strings.Builder
+	b := make([]strings.Builder, n)
 	for _, t := range terms {
-		k := min(seen[t], 2)
+		k := min(seen[t], n-1)
 		seen[t]++
 		if b[k].Len() > 0 {
 			b[k].WriteByte(' ')
