@@ -2,24 +2,29 @@ package store
 
 import (
 	"context"
-	"slices"
+	"math"
+	"strings"
 	"testing"
 )
 
-func TestOccurrenceLayers(t *testing.T) {
+func TestFrequencyColumns(t *testing.T) {
+	many := strings.Repeat("x ", 40) + "y"
 	for _, tc := range []struct {
 		text string
-		n    int
-		want []string
+		want [freqBits]string
+		left int
 	}{
-		{"", 3, []string{"", "", ""}},
-		{"thread", 3, []string{"thread", "", ""}},
-		{"int size int", 3, []string{"int size", "int", ""}},
-		{"a b a c a b a", 3, []string{"a b c", "a b", "a a"}},
-		{"a b a c a b a", 6, []string{"a b c", "a b", "a", "a", "", ""}},
+		{"", [freqBits]string{}, 0},
+		{"thread", [freqBits]string{"thread"}, 0},
+		{"int size int", [freqBits]string{"size", "int"}, 1},
+		// a: 4, b: 2, c: 1
+		{"a b a c a b a", [freqBits]string{"c", "b", "a"}, 3 + 1},
+		// x: 40 counts 31 (every bit), all but five of its tokens left
+		{many, [freqBits]string{"x y", "x", "x", "x", "x"}, 35},
 	} {
-		if got := occurrenceLayers(tc.text, tc.n); !slices.Equal(got, tc.want) {
-			t.Errorf("occurrenceLayers(%q, %d) = %q, want %q", tc.text, tc.n, got, tc.want)
+		got, left := frequencyColumns(tc.text)
+		if got != tc.want || left != tc.left {
+			t.Errorf("frequencyColumns(%.20q) = %q, %d; want %q, %d", tc.text, got, left, tc.want, tc.left)
 		}
 	}
 }
@@ -41,5 +46,58 @@ func TestRepeatedDocTermsCount(t *testing.T) {
 	}
 	if len(hits) != 2 || hits[0].ID != fd.Docs[1].ID || !(hits[0].Score > hits[1].Score) {
 		t.Fatalf("hits %+v, want %d (three times) above %d (once)", hits, fd.Docs[1].ID, fd.Docs[0].ID)
+	}
+}
+
+// TestRanksAsBM25: entity search over postings without positions scores
+// every document as bm25() scores the same documents with positions,
+// repeated words in signatures and docs, and the documents' lengths,
+// included (decision 0130).
+func TestRanksAsBM25(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	fd := sampleFile("a.go", 10)
+	fd.Docs[0].Signature = "net http net io net"
+	fd.Docs[0].Doc = "serve http serve connection serve serve serve serve serve"
+	fd.Docs[1].Doc = "serve once"
+	fd.Docs[1].Signature = "listenandserve addr string handler handler error"
+	putFile(t, s, fd)
+	if _, err := s.DB().Exec(`CREATE VIRTUAL TABLE temp.ref USING fts5(name, qname, path, signature, doc, body)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range fd.Docs {
+		if _, err := s.DB().Exec(`INSERT INTO temp.ref(rowid, name, qname, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			d.ID, d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := FieldWeights{5, 3, 2.5, 2, 1.2, 1}
+	for _, terms := range [][]string{{"serv"}, {"serve"}, {"net"}, {"handler", "serve"}, {"http", "listen"}} {
+		hits, err := s.Search(ctx, terms, w, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.DB().Query(`SELECT rowid, -bm25(ref, 5, 3, 2.5, 2, 1.2, 1) FROM temp.ref WHERE ref MATCH ?`, orQuery(terms))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]float64{}
+		for rows.Next() {
+			var id int64
+			var sc float64
+			if err := rows.Scan(&id, &sc); err != nil {
+				t.Fatal(err)
+			}
+			want[id] = sc
+		}
+		rows.Close()
+		if len(hits) == 0 || len(hits) != len(want) {
+			t.Fatalf("%q: %d hits, bm25() %d", terms, len(hits), len(want))
+		}
+		for _, h := range hits {
+			if math.Abs(h.Score-want[h.ID]) > 1e-9*math.Abs(want[h.ID]) {
+				t.Errorf("%q: %d scores %g, bm25() %g", terms, h.ID, h.Score, want[h.ID])
+			}
+		}
 	}
 }

@@ -407,17 +407,16 @@ type Hit struct {
 type FieldWeights [6]float64
 
 // rank is the FTS5 rank of an entity search with these weights: ftsrank's
-// function, with each occurrence column (see occurrenceLayers) weighed as
-// the field it continues.
+// function over fts's columns, each frequency column (frequencyColumns)
+// weighing its bit's value times its field, the pad column nothing.
 func (w FieldWeights) rank() string {
 	cols := append([]float64{}, w[:]...)
-	for range signatureLayers - 1 {
-		cols = append(cols, w[3])
+	for _, field := range []float64{w[3], w[4]} {
+		for k := 1; k < freqBits; k++ {
+			cols = append(cols, field*float64(int(1)<<k))
+		}
 	}
-	for range docLayers - 1 {
-		cols = append(cols, w[4])
-	}
-	return rankBy(ftsrank.Name, cols...)
+	return rankBy(ftsrank.Name, append(cols, 0)...)
 }
 
 // score is rank as a call in a query of fts: the function's first argument
@@ -624,7 +623,7 @@ func escapeLike(s string) string {
 func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1`,
-		`{name qname signature} : `+orQuery([]string{term})).Scan(&one)
+		`{name qname signature signature_2 signature_4 signature_8 signature_16} : `+orQuery([]string{term})).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

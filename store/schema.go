@@ -313,17 +313,20 @@ DROP INDEX IF EXISTS refs_dst;
 	// document holds a term, not where (detail=column, decision 0130):
 	// ranking never read the positions, which were more than a third of
 	// the postings. ftsrank.Name ranks them as bm25() did, a term's
-	// frequency in a signature or doc told by the occurrence columns. A contentless
+	// frequency in a signature or doc told by its frequency columns. A contentless
 	// table cannot be converted, so it starts empty and the indexer
 	// analyses every file again (the analyzer's version is forgotten),
 	// rebuilding the code tables beside the live ones.
 	11: `
 DROP TABLE fts_vocab;
 DROP TABLE fts;
--- signature2, signature3 and doc2 … doc6 hold the second and further
--- occurrences of a term in the signature and the doc (occurrenceLayers).
+-- A signature's and a doc's terms by the bits of their frequency: the
+-- terms of odd frequency in signature and doc, of frequency with bit 2 set
+-- in signature_2 and doc_2, and so on; pad makes up the length
+-- (frequencyColumns).
 CREATE VIRTUAL TABLE fts USING fts5(
-	name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3, doc4, doc5, doc6,
+	name, qname, path, signature, doc, body,
+	signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16, pad,
 	content='', contentless_delete=1, detail=column,
 	tokenize='unicode61 remove_diacritics 0'
 );

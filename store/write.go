@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -171,7 +172,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
 		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
-		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body, signature2, signature3, doc2, doc3, doc4, doc5, doc6) VALUES`, 14},
+		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body, signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16, pad) VALUES`, 16},
 	}
 	for _, in := range ins {
 		if *in.dst, err = prepareInserter(ctx, tx, t.sql(in.head), in.cols); err != nil {
@@ -300,15 +301,10 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 	}
 	err = w.insDoc.insert(ctx, len(docs), func(i int, dst []any) []any {
 		d := &docs[i]
-		sig, doc := occurrenceLayers(d.Signature, signatureLayers), occurrenceLayers(d.Doc, docLayers)
-		dst = append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, sig[0], doc[0], d.Body)
-		for _, l := range sig[1:] {
-			dst = append(dst, l)
-		}
-		for _, l := range doc[1:] {
-			dst = append(dst, l)
-		}
-		return dst
+		sig, sigLeft := frequencyColumns(d.Signature)
+		doc, docLeft := frequencyColumns(d.Doc)
+		return append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, sig[0], doc[0], d.Body,
+			sig[1], sig[2], sig[3], sig[4], doc[1], doc[2], doc[3], doc[4], padding(sigLeft+docLeft))
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entity text: %w", err))
@@ -560,38 +556,66 @@ func (w *Writer) CreateIndexes(ctx context.Context) error {
 	return nil
 }
 
-// Occurrence columns (decision 0130): postings without positions tell how
-// often a field holds a term by how many of its columns hold it. A
-// signature's term counts up to signatureLayers times, a doc's (where a
-// kernel-doc comment repeats its subject) up to docLayers times.
+// Frequency columns (decision 0130). Postings without positions tell only
+// which columns hold a term, so a signature's and a doc's terms are written
+// into one column per bit of their frequency in the field: the k-th holds
+// the terms whose frequency has bit k set, and ftsrank weighs it 2^k times
+// the field, which sums to the field's weight times the frequency, as
+// bm25() counts it, up to maxFieldTF. The tokens this leaves out (a term
+// of frequency 3 is written twice) are written as padToken to a column of
+// weight 0, so that every document's length is bm25()'s too.
 const (
-	signatureLayers = 3
-	docLayers       = 6
+	// freqBits is how many columns a field's frequencies take.
+	freqBits = 5
+	// maxFieldTF is the largest frequency the columns tell; more counts
+	// as much (a whole file's document caps its frequencies at 30 too).
+	maxFieldTF = 1<<freqBits - 1
+	// padToken fills the pad column. Longer than any analyzed term
+	// (analyzer.maxTermLen is 40), it never matches a query's term.
+	padToken = "ctxlspadding0000000000000000000000000000000"
 )
 
-// occurrenceLayers splits the space-separated terms of a field into n
-// columns: the k-th holds each term's k-th occurrence, the last every
-// further one. A term's frequency in the field is then the number of
-// columns that hold it, up to n, and the field's length is the columns'.
-func occurrenceLayers(text string, n int) []string {
-	layers := make([]string, n)
+// frequencyColumns splits the space-separated terms of a field into
+// freqBits columns by the bits of each term's frequency (terms in the order
+// of their first occurrence), and returns how many tokens that leaves out.
+func frequencyColumns(text string) (cols [freqBits]string, left int) {
 	if !strings.Contains(text, " ") {
-		layers[0] = text
-		return layers
+		cols[0] = text
+		return cols, 0
 	}
 	terms := strings.Fields(text)
-	seen := make(map[string]int, len(terms))
-	b := make([]strings.Builder, n)
+	tf := make(map[string]int, len(terms))
+	var order []string
 	for _, t := range terms {
-		k := min(seen[t], n-1)
-		seen[t]++
-		if b[k].Len() > 0 {
-			b[k].WriteByte(' ')
+		if tf[t] == 0 {
+			order = append(order, t)
 		}
-		b[k].WriteString(t)
+		tf[t]++
+	}
+	var b [freqBits]strings.Builder
+	for _, t := range order {
+		n := min(tf[t], maxFieldTF)
+		for k := range freqBits {
+			if n&(1<<k) == 0 {
+				continue
+			}
+			if b[k].Len() > 0 {
+				b[k].WriteByte(' ')
+			}
+			b[k].WriteString(t)
+		}
+		left += tf[t] - bits.OnesCount(uint(n))
 	}
 	for k := range b {
-		layers[k] = b[k].String()
+		cols[k] = b[k].String()
 	}
-	return layers
+	return cols, left
+}
+
+// padding is n pad tokens.
+func padding(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strings.Repeat(padToken+" ", n-1) + padToken
 }
