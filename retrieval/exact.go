@@ -153,6 +153,9 @@ const (
 func phraseMatches(ctx context.Context, st *store.Store, text string, df map[string]int, get func(int64) *cand) (bool, error) {
 	spelledName := false
 	spelled := map[string]int{} // phrase → how many names it spells (at most maxPhraseEntities+1)
+	// One analyzer for the names the phrases' candidates hold: its cache
+	// keeps a repeated name part from being stemmed again.
+	names := analyzer.New()
 	for _, p := range analyzer.Phrases(text, maxPhrases) {
 		if !slices.ContainsFunc(p.Terms, func(t string) bool { return !conversational[t] }) ||
 			slices.ContainsFunc(p.Terms, func(t string) bool { return df[t] == 0 }) {
@@ -165,7 +168,7 @@ func phraseMatches(ctx context.Context, st *store.Store, text string, df map[str
 				continue
 			}
 		}
-		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1, analyzer.Terms)
+		hits, err := st.NamedByPhrase(ctx, p.Terms, maxPhraseEntities+1, names.Terms)
 		if err != nil {
 			return false, err
 		}

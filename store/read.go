@@ -406,22 +406,25 @@ type Hit struct {
 // name, path, signature, doc, body.
 type FieldWeights [6]float64
 
-// rank is the FTS5 rank of an entity search with these weights: ftsrank's
-// function over fts's columns, each frequency column (frequencyColumns)
-// weighing its bit's value times its field, the pad column nothing.
-func (w FieldWeights) rank() string {
+// columns weighs each column of fts (entityColumns): a field's frequency
+// column for bit k weighs 2^k times the field (frequencyColumns), the pad
+// column nothing.
+func (w FieldWeights) columns() []float64 {
 	cols := append([]float64{}, w[:]...)
 	for _, field := range []float64{w[3], w[4]} {
 		for k := 1; k < freqBits; k++ {
 			cols = append(cols, field*float64(int(1)<<k))
 		}
 	}
-	return rankBy(ftsrank.Name, append(cols, 0)...)
+	return append(cols, 0)
 }
 
-// score is rank as a call in a query of fts: the function's first argument
-// names the table.
-func (w FieldWeights) score() string { return strings.Replace(w.rank(), "(", "(fts, ", 1) }
+// rank is the FTS5 rank of an entity search with these weights.
+func (w FieldWeights) rank() string { return rankBy(ftsrank.Name, w.columns()...) }
+
+// score is the same function called in a query of fts, whose first
+// argument names the table.
+func (w FieldWeights) score() string { return ftsrank.Name + "(fts, " + weightList(w.columns()) + ")" }
 
 // Search runs a full-text query over analyzed terms: terms are OR-ed and
 // scored with FTS5's BM25 using the field weights.
@@ -623,7 +626,7 @@ func escapeLike(s string) string {
 func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1`,
-		`{name qname signature signature_2 signature_4 signature_8 signature_16} : `+orQuery([]string{term})).Scan(&one)
+		`{name qname `+strings.Join(frequencyColumnNames("signature"), " ")+`} : `+orQuery([]string{term})).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -930,17 +933,17 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 // the weighted score itself: FTS5's default rank, bm25() with every column
 // weighing the same, chose the rows among which the weights then ranked,
 // and a word's best matches by name could fall outside them.
-func rankBy(fn string, weights ...float64) string {
+func rankBy(fn string, weights ...float64) string { return fn + "(" + weightList(weights) + ")" }
+
+// weightList writes weights as the arguments of a rank function.
+func weightList(weights []float64) string {
 	var b strings.Builder
-	b.WriteString(fn)
-	b.WriteString("(")
 	for i, w := range weights {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(strconv.FormatFloat(w, 'g', -1, 64))
 	}
-	b.WriteString(")")
 	return b.String()
 }
 

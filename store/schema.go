@@ -313,10 +313,11 @@ DROP INDEX IF EXISTS refs_dst;
 	// document holds a term, not where (detail=column, decision 0130):
 	// ranking never read the positions, which were more than a third of
 	// the postings. ftsrank.Name ranks them as bm25() did, a term's
-	// frequency in a signature or doc told by its frequency columns. A contentless
-	// table cannot be converted, so it starts empty and the indexer
-	// analyses every file again (the analyzer's version is forgotten),
-	// rebuilding the code tables beside the live ones.
+	// frequency in a signature or doc told by its frequency columns
+	// (entityColumns). A contentless table cannot be converted, so it
+	// starts empty and the indexer analyses every file again (the
+	// analyzer's version is forgotten), rebuilding the code tables beside
+	// the live ones.
 	11: `
 DROP TABLE fts_vocab;
 DROP TABLE fts;

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,5 +266,30 @@ func TestEntityPostingsLoseTheirPositions(t *testing.T) {
 	var n int
 	if err := s.DB().QueryRow(`SELECT count(*) FROM fts_vocab`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("upgraded from version 11: %d terms in the entity postings (%v), want none", n, err)
+	}
+}
+
+// TestEntityColumns: the columns the writer fills and ftsrank weighs are
+// the entity table's, in its order.
+func TestEntityColumns(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	rows, err := s.DB().Query(`SELECT name FROM pragma_table_info('fts') ORDER BY cid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	if !slices.Equal(cols, entityColumns) {
+		t.Errorf("fts has columns %q, entityColumns %q", cols, entityColumns)
+	}
+	if n := len(FieldWeights{}.columns()); n != len(entityColumns) {
+		t.Errorf("%d column weights for %d columns", n, len(entityColumns))
 	}
 }

@@ -172,7 +172,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
 		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
-		{&w.insDoc, `INSERT INTO {fts}(rowid, name, qname, path, signature, doc, body, signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16, pad) VALUES`, 16},
+		{&w.insDoc, `INSERT INTO {fts}(rowid, ` + strings.Join(entityColumns, ", ") + `) VALUES`, 1 + len(entityColumns)},
 	}
 	for _, in := range ins {
 		if *in.dst, err = prepareInserter(ctx, tx, t.sql(in.head), in.cols); err != nil {
@@ -556,6 +556,27 @@ func (w *Writer) CreateIndexes(ctx context.Context) error {
 	return nil
 }
 
+// entityColumns are the columns of the entity full-text table fts, in its
+// order (migrations[11] creates it): the six fields of a Doc, then the
+// frequency columns of the signature and the doc, then the pad column.
+// The writer's insert and ftsrank's weights (FieldWeights.columns) follow
+// this list; TestEntityColumns holds it equal to the table.
+var entityColumns = append(append(append(
+	[]string{"name", "qname", "path", "signature", "doc", "body"},
+	frequencyColumnNames("signature")[1:]...),
+	frequencyColumnNames("doc")[1:]...),
+	"pad")
+
+// frequencyColumnNames names a field's frequency columns: the field itself
+// for bit 0, then field_2, field_4, … for the others.
+func frequencyColumnNames(field string) []string {
+	names := []string{field}
+	for k := 1; k < freqBits; k++ {
+		names = append(names, field+"_"+strconv.Itoa(1<<k))
+	}
+	return names
+}
+
 // Frequency columns (decision 0130). Postings without positions tell only
 // which columns hold a term, so a signature's and a doc's terms are written
 // into one column per bit of their frequency in the field: the k-th holds
@@ -568,7 +589,7 @@ const (
 	// freqBits is how many columns a field's frequencies take.
 	freqBits = 5
 	// maxFieldTF is the largest frequency the columns tell; more counts
-	// as much (a whole file's document caps its frequencies at 30 too).
+	// as much (index.maxWholeTF caps a whole file's at 30 too).
 	maxFieldTF = 1<<freqBits - 1
 	// padToken fills the pad column. Longer than any analyzed term
 	// (analyzer.maxTermLen is 40), it never matches a query's term.

@@ -1,6 +1,6 @@
-// The part of SQLite's C interface that rank.c uses: the functions are
-// those of the SQLite that github.com/mattn/go-sqlite3 compiles into the
-// binary (the linker resolves them there), the structures the prefix of
+// The part of SQLite's C interface that rank.c and ftsrank.go use: the
+// functions are those of the SQLite that github.com/mattn/go-sqlite3
+// compiles into the binary (the linker resolves them there), the structures the prefix of
 // FTS5's extension interface (sqlite.org/fts5.html#custom_auxiliary_functions)
 // up to the members rank.c reads. SQLite only appends to these structures.
 
@@ -20,8 +20,6 @@ typedef struct sqlite3_value sqlite3_value;
 extern int sqlite3_prepare_v2(sqlite3 *db, const char *zSql, int nByte, sqlite3_stmt **ppStmt, const char **pzTail);
 extern int sqlite3_bind_pointer(sqlite3_stmt *stmt, int i, void *p, const char *type, void (*xDestructor)(void *));
 extern int sqlite3_step(sqlite3_stmt *stmt);
-extern char *sqlite3_mprintf(const char *, ...);
-extern const char *sqlite3_errmsg(sqlite3 *);
 extern int sqlite3_finalize(sqlite3_stmt *stmt);
 extern const char *sqlite3_errstr(int rc);
 extern double sqlite3_value_double(sqlite3_value *v);
