@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,19 +13,17 @@ func TestFrequencyColumns(t *testing.T) {
 	for _, tc := range []struct {
 		text string
 		want [freqBits]string
-		left int
 	}{
-		{"", [freqBits]string{}, 0},
-		{"thread", [freqBits]string{"thread"}, 0},
-		{"int size int", [freqBits]string{"size", "int"}, 1},
+		{"", [freqBits]string{}},
+		{"thread", [freqBits]string{"thread"}},
+		{"int size int", [freqBits]string{"size", "int"}},
 		// a: 4, b: 2, c: 1
-		{"a b a c a b a", [freqBits]string{"c", "b", "a"}, 3 + 1},
-		// x: 40 counts 31 (every bit), all but five of its tokens left
-		{many, [freqBits]string{"x y", "x", "x", "x", "x"}, 35},
+		{"a b a c a b a", [freqBits]string{"c", "b", "a"}},
+		// x: 40 counts 31 (every bit)
+		{many, [freqBits]string{"x y", "x", "x", "x", "x"}},
 	} {
-		got, left := frequencyColumns(tc.text)
-		if got != tc.want || left != tc.left {
-			t.Errorf("frequencyColumns(%.20q) = %q, %d; want %q, %d", tc.text, got, left, tc.want, tc.left)
+		if got := frequencyColumns(tc.text); got != tc.want {
+			t.Errorf("frequencyColumns(%.20q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }
@@ -52,7 +51,7 @@ func TestRepeatedDocTermsCount(t *testing.T) {
 // TestRanksAsBM25: entity search over postings without positions scores
 // every document as bm25() scores the same documents with positions,
 // repeated words in signatures and docs, and the documents' lengths,
-// included (decision 0130).
+// included (decisions 0130, 0131).
 func TestRanksAsBM25(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
@@ -77,27 +76,77 @@ func TestRanksAsBM25(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.DB().Query(`SELECT rowid, -bm25(ref, 5, 3, 2.5, 2, 1.2, 1) FROM temp.ref WHERE ref MATCH ?`, orQuery(terms))
+		scoredAsBM25(t, s, terms, hits, `SELECT rowid, -bm25(ref, 5, 3, 2.5, 2, 1.2, 1) FROM temp.ref WHERE ref MATCH ?`)
+	}
+}
+
+// TestFilesRankAsBM25: whole-file search over postings without positions
+// scores every file as bm25() scores the same documents with positions,
+// repeated words in paths and bodies and the documents' lengths included
+// (decision 0131).
+func TestFilesRankAsBM25(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	docs := []Doc{
+		{Path: "ext4 ext4 inod", Body: strings.Repeat("journal ", 7) + "commit commit inod block"},
+		{Path: "jbd2 journal", Body: strings.Repeat("journal ", 30) + strings.Repeat("commit ", 12) + "transact"},
+		{Path: "fs inod", Body: "inod inod inod block alloc"},
+	}
+	w, err := s.BeginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tx.Exec(`CREATE VIRTUAL TABLE temp.ref USING fts5(path, body)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range docs {
+		id := int64(100 * (i + 1))
+		fd := sampleFile(fmt.Sprintf("f%d.c", i), id)
+		fd.Whole = d
+		if err := w.PutFile(ctx, fd, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.tx.Exec(`INSERT INTO temp.ref(rowid, path, body) VALUES (?, ?, ?)`, id, d.Path, d.Body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, terms := range [][]string{{"journal"}, {"inod"}, {"ext4", "commit"}, {"block", "transact", "journal"}} {
+		hits, err := s.SearchFiles(ctx, CorpusSource, terms, 2.5, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[int64]float64{}
-		for rows.Next() {
-			var id int64
-			var sc float64
-			if err := rows.Scan(&id, &sc); err != nil {
-				t.Fatal(err)
-			}
-			want[id] = sc
+		scoredAsBM25(t, s, terms, hits, `SELECT rowid, -bm25(ref, 2.5, 1) FROM temp.ref WHERE ref MATCH ?`)
+	}
+}
+
+// scoredAsBM25 checks hits, a search's for terms, against the rows of
+// query, bm25() over temp.ref, which holds the same documents with
+// positions under the same row ids.
+func scoredAsBM25(t *testing.T, s *Store, terms []string, hits []Hit, query string) {
+	t.Helper()
+	rows, err := s.DB().Query(query, orQuery(terms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := map[int64]float64{}
+	for rows.Next() {
+		var id int64
+		var sc float64
+		if err := rows.Scan(&id, &sc); err != nil {
+			t.Fatal(err)
 		}
-		rows.Close()
-		if len(hits) == 0 || len(hits) != len(want) {
-			t.Fatalf("%q: %d hits, bm25() %d", terms, len(hits), len(want))
-		}
-		for _, h := range hits {
-			if math.Abs(h.Score-want[h.ID]) > 1e-9*math.Abs(want[h.ID]) {
-				t.Errorf("%q: %d scores %g, bm25() %g", terms, h.ID, h.Score, want[h.ID])
-			}
+		want[id] = sc
+	}
+	if len(hits) == 0 || len(hits) != len(want) {
+		t.Fatalf("%q: %d hits, bm25() %d", terms, len(hits), len(want))
+	}
+	for _, h := range hits {
+		if math.Abs(h.Score-want[h.ID]) > 1e-9*math.Abs(want[h.ID]) {
+			t.Errorf("%q: %d scores %g, bm25() %g", terms, h.ID, h.Score, want[h.ID])
 		}
 	}
 }

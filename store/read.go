@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/ctxls/ctxls/store/ftsrank"
 )
 
 // Files returns every tracked file keyed by path.
@@ -406,25 +404,11 @@ type Hit struct {
 // name, path, signature, doc, body.
 type FieldWeights [6]float64
 
-// columns weighs each column of fts (entityColumns): a field's frequency
-// column for bit k weighs 2^k times the field (frequencyColumns), the pad
-// column nothing.
-func (w FieldWeights) columns() []float64 {
-	cols := append([]float64{}, w[:]...)
-	for _, field := range []float64{w[3], w[4]} {
-		for k := 1; k < freqBits; k++ {
-			cols = append(cols, field*float64(int(1)<<k))
-		}
-	}
-	return append(cols, 0)
-}
-
 // rank is the FTS5 rank of an entity search with these weights.
-func (w FieldWeights) rank() string { return rankBy(ftsrank.Name, w.columns()...) }
+func (w FieldWeights) rank() string { return entityLayout.rank(w[:]...) }
 
-// score is the same function called in a query of fts, whose first
-// argument names the table.
-func (w FieldWeights) score() string { return ftsrank.Name + "(fts, " + weightList(w.columns()) + ")" }
+// score is the same function called in a query of fts.
+func (w FieldWeights) score() string { return entityLayout.score("fts", w[:]...) }
 
 // Search runs a full-text query over analyzed terms: terms are OR-ed and
 // scored with FTS5's BM25 using the field weights.
@@ -626,7 +610,7 @@ func escapeLike(s string) string {
 func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1`,
-		`{name qname `+strings.Join(frequencyColumnNames("signature"), " ")+`} : `+orQuery([]string{term})).Scan(&one)
+		`{name qname `+strings.Join(entityLayout.columnsOf("signature"), " ")+`} : `+orQuery([]string{term})).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -645,7 +629,7 @@ func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 func (s *Store) NamesDirectory(ctx context.Context, term string, analyze func(segment string) []string) (bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT f.path FROM
 		(SELECT rowid AS seq FROM fts_files WHERE fts_files MATCH ? LIMIT `+limitSQL(dirCandidates)+`) h
-		JOIN entities e ON e.seq = h.seq JOIN files f ON f.id = e.file_id`, `{path} : `+ftsString(term))
+		JOIN entities e ON e.seq = h.seq JOIN files f ON f.id = e.file_id`, `{`+strings.Join(fileLayout.columnsOf("path"), " ")+`} : `+ftsString(term))
 	if err != nil {
 		return false, classify(fmt.Errorf("directory named %q: %w", term, err))
 	}
@@ -920,20 +904,20 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM %[1]s WHERE %[1]s MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %[2]d) h
 		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[3]d`, table, tieDepth(limit), limit),
-		match, rankBy("bm25", pathWeight, bodyWeight))
+		match, fileLayout.rank(pathWeight, bodyWeight))
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))
 	}
 	return scanHits(rows)
 }
 
-// rankBy is the FTS5 rank of a search: fn, bm25() or its entity-table
-// form ftsrank.Name, with the columns' weights.
+// rankBy is the FTS5 rank of a search: fn with the arguments (a
+// textLayout's rank).
 // A search orders by rank and reads only its best rows, so the rank must be
 // the weighted score itself: FTS5's default rank, bm25() with every column
 // weighing the same, chose the rows among which the weights then ranked,
 // and a word's best matches by name could fall outside them.
-func rankBy(fn string, weights ...float64) string { return fn + "(" + weightList(weights) + ")" }
+func rankBy(fn string, args ...float64) string { return fn + "(" + weightList(args) + ")" }
 
 // weightList writes weights as the arguments of a rank function.
 func weightList(weights []float64) string {

@@ -15,7 +15,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -333,6 +333,40 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
 DELETE FROM meta WHERE key = 'analyzer';
+`,
+	// Version 13: the whole-file postings lose their positions too, a
+	// path's and a file's terms written by frequency as a signature's are
+	// (textLayout), and no table has a pad column: ctxrank counts a
+	// document's length from its columns' sizes and multiplicities
+	// (decision 0131). An entity's signature is stored without its name,
+	// which nearly every signature spells (a one-byte mark stands for
+	// it). The full-text tables start empty and the indexer analyses every
+	// file again.
+	12: `
+DROP TABLE fts_vocab;
+DROP TABLE fts;
+DROP TABLE fts_files;
+DROP TABLE fts_files_aside;
+CREATE VIRTUAL TABLE fts USING fts5(
+	name, qname, path, signature, doc, body,
+	signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+CREATE VIRTUAL TABLE fts_files USING fts5(
+	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_files_aside USING fts5(
+	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+DELETE FROM meta WHERE key = 'analyzer';
+ALTER TABLE entities RENAME COLUMN signature TO signature_stored;
+ALTER TABLE entities ADD COLUMN signature TEXT GENERATED ALWAYS AS (replace(signature_stored, char(1), name)) VIRTUAL;
 `,
 }
 

@@ -47,7 +47,7 @@ func TestSchemaVersion6GainsFileClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to version 6: the files and entities tables as they were.
-	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + `PRAGMA user_version = 6`); err != nil {
+	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + undoSignatureSQL + `PRAGMA user_version = 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -114,7 +114,7 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 	}
 
 	// Back to version 8: every qualified name in a column of its own.
-	if _, err := s.DB().Exec(undoQNameSQL + `PRAGMA user_version = 8`); err != nil {
+	if _, err := s.DB().Exec(undoQNameSQL + undoSignatureSQL + `PRAGMA user_version = 8`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -127,6 +127,13 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 const undoQNameSQL = `ALTER TABLE entities DROP COLUMN qname;
 	ALTER TABLE entities RENAME COLUMN qname_stored TO qname;
 	UPDATE entities SET qname = name WHERE qname = '';
+	`
+
+// undoSignatureSQL turns the entities table back into its form before
+// schema version 13: every signature stored whole.
+const undoSignatureSQL = `ALTER TABLE entities DROP COLUMN signature;
+	ALTER TABLE entities RENAME COLUMN signature_stored TO signature;
+	UPDATE entities SET signature = replace(signature, char(1), name);
 	`
 
 // TestRefsByTargetIndexUpgrades: an index of version 9, whose refs_dst
@@ -164,7 +171,7 @@ func TestRefsByTargetIndexUpgrades(t *testing.T) {
 		{9, "dst_id"},
 		{10, "dst_id, src_id"},
 	} {
-		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; PRAGMA user_version = %d`, old.index, old.version)); err != nil {
+		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; %s PRAGMA user_version = %d`, old.index, undoSignatureSQL, old.version)); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -223,57 +230,82 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	return strings.Join(plan, "; ")
 }
 
-// TestEntityPostingsLoseTheirPositions: an index of version 11 opens with
-// the entity documents' table recreated without positions (decision 0130)
-// and its analysis forgotten, so that the next index run analyses every
-// file again into it.
-func TestEntityPostingsLoseTheirPositions(t *testing.T) {
+// TestUpgradeFromVersion12: an index of version 12 opens with its
+// full-text tables recreated in the layouts of decision 0131 and its
+// analysis forgotten, so that the next index run analyses every file
+// again; its entities' signatures, stored whole, read as before.
+func TestUpgradeFromVersion12(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	s := openTest(t, root)
 	putFile(t, s, sampleFile("a.go", 10))
-	ddl := func() string {
-		t.Helper()
-		var q string
-		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'fts'`).Scan(&q); err != nil {
-			t.Fatal(err)
-		}
-		return q
-	}
-	if q := ddl(); !strings.Contains(q, "detail=column") {
-		t.Fatalf("new index: %s", q)
-	}
-	if _, err := s.DB().Exec(`DROP TABLE fts_vocab; DROP TABLE fts;
+	// Back to version 12's tables: the whole-file tables with positions,
+	// the entity table with a pad column, signatures stored whole.
+	if _, err := s.DB().Exec(`DROP TABLE fts_vocab; DROP TABLE fts; DROP TABLE fts_files; DROP TABLE fts_files_aside;
 		CREATE VIRTUAL TABLE fts USING fts5(name, qname, path, signature, doc, body,
-			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
+			signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16, pad,
+			content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0');
 		CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
-		INSERT INTO fts(rowid, name) VALUES (1, 'serv');
+		CREATE VIRTUAL TABLE fts_files USING fts5(path, body,
+			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
+		CREATE VIRTUAL TABLE fts_files_aside USING fts5(path, body,
+			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
+		INSERT INTO fts_files(rowid, path, body) VALUES (1, 'net http', 'serv serv');
+		` + undoSignatureSQL + `
+		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
 		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
-		PRAGMA user_version = 11`); err != nil {
+		PRAGMA user_version = 12`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	s = openTest(t, root)
-	if q := ddl(); !strings.Contains(q, "detail=column") {
-		t.Errorf("upgraded from version 11: %s", q)
+	for _, table := range []string{"fts", "fts_files", "fts_files_aside"} {
+		if got, want := tableColumns(t, s, table), layoutOf(table).columns(); !slices.Equal(got, want) {
+			t.Errorf("upgraded from version 12: %s has columns %q, want %q", table, got, want)
+		}
+		var q string
+		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&q); err != nil || !strings.Contains(q, "detail=column") {
+			t.Errorf("upgraded from version 12: %s (%v)", q, err)
+		}
 	}
 	if v, err := s.Meta(ctx, "analyzer"); err != nil || v != "" {
-		t.Errorf("upgraded from version 11: analyzer %q (%v), want it forgotten", v, err)
+		t.Errorf("upgraded from version 12: analyzer %q (%v), want it forgotten", v, err)
+	}
+	var sig string
+	if err := s.DB().QueryRow(`SELECT signature FROM entities WHERE name = 'ListenAndServe'`).Scan(&sig); err != nil || sig != "func ListenAndServe(addr string)" {
+		t.Errorf("upgraded from version 12: signature %q (%v)", sig, err)
 	}
 	if fs, err := s.Files(ctx); err != nil || len(fs) != 1 {
-		t.Errorf("upgraded from version 11: %d files (%v), want the one written", len(fs), err)
-	}
-	var n int
-	if err := s.DB().QueryRow(`SELECT count(*) FROM fts_vocab`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("upgraded from version 11: %d terms in the entity postings (%v), want none", n, err)
+		t.Errorf("upgraded from version 12: %d files (%v), want the one written", len(fs), err)
 	}
 }
 
-// TestEntityColumns: the columns the writer fills and ftsrank weighs are
-// the entity table's, in its order.
-func TestEntityColumns(t *testing.T) {
+// TestTextLayouts: the columns the writer fills and ctxrank weighs are
+// the full-text tables', in their order.
+func TestTextLayouts(t *testing.T) {
 	s := openTest(t, t.TempDir())
-	rows, err := s.DB().Query(`SELECT name FROM pragma_table_info('fts') ORDER BY cid`)
+	for _, table := range []string{"fts", "fts_files", "fts_files_aside"} {
+		l := layoutOf(table)
+		if got := tableColumns(t, s, table); !slices.Equal(got, l.columns()) {
+			t.Errorf("%s has columns %q, its layout %q", table, got, l.columns())
+		}
+		if n, want := len(l.rankArgs(make([]float64, len(l.fields)))), 2*len(l.columns()); n != want {
+			t.Errorf("%s: %d rank arguments, want a weight and a multiplicity for each of %d columns", table, n, want/2)
+		}
+	}
+}
+
+func layoutOf(table string) textLayout {
+	if table == "fts" {
+		return entityLayout
+	}
+	return fileLayout
+}
+
+// tableColumns are a table's columns in order.
+func tableColumns(t *testing.T, s *Store, table string) []string {
+	t.Helper()
+	rows, err := s.DB().Query(`SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,10 +318,8 @@ func TestEntityColumns(t *testing.T) {
 		}
 		cols = append(cols, c)
 	}
-	if !slices.Equal(cols, entityColumns) {
-		t.Errorf("fts has columns %q, entityColumns %q", cols, entityColumns)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
-	if n := len(FieldWeights{}.columns()); n != len(entityColumns) {
-		t.Errorf("%d column weights for %d columns", n, len(entityColumns))
-	}
+	return cols
 }

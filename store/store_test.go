@@ -810,3 +810,27 @@ func locksHeld(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// TestSignatureStoredWithoutName: a signature is stored with its entity's
+// name replaced by a mark and reads back whole (schema version 13).
+func TestSignatureStoredWithoutName(t *testing.T) {
+	for _, tc := range []struct{ name, sig, stored, read string }{
+		{"FOO", "#define FOO FOO_BASE + 1", "#define \x01 \x01_BASE + 1", "#define FOO FOO_BASE + 1"},
+		{"aa", "int aaa(void)", "int \x01a(void)", "int aaa(void)"},
+		{"f", "void f(char c = '\x01')", "void \x01(char c = '\uFFFD')", "void f(char c = '\uFFFD')"},
+		{"", "struct {", "struct {", "struct {"},
+	} {
+		ctx := context.Background()
+		s := openTest(t, t.TempDir())
+		fd := sampleFile("a.c", 10)
+		fd.Entities[1].Name, fd.Entities[1].Signature = tc.name, tc.sig
+		putFile(t, s, fd)
+		var stored, read string
+		if err := s.DB().QueryRowContext(ctx, `SELECT signature_stored, signature FROM entities WHERE id = 11`).Scan(&stored, &read); err != nil {
+			t.Fatal(err)
+		}
+		if stored != tc.stored || read != tc.read {
+			t.Errorf("%q of %q: stored %q, read %q; want %q, %q", tc.sig, tc.name, stored, read, tc.stored, tc.read)
+		}
+	}
+}

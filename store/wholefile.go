@@ -37,9 +37,9 @@ func (s *Store) FileDocCount(ctx context.Context, corpus Corpus) (int, error) {
 // FileTermPostings returns, for each term, every whole-file document of the
 // corpus that holds it (by file id), with its saturated frequency (see
 // FilePostings), so that the caller can weigh terms by an IDF of its own.
-// FTS5's bm25() floors its IDF, log((N − n + 0.5)/(n + 0.5)), at 1e-6, which
+// ctxrank, like FTS5's bm25(), floors its IDF, log((N − n + 0.5)/(n + 0.5)), at 1e-6, which
 // makes every term found in half of a small corpus worthless; the frequency
-// part is recovered from a single-term bm25() by dividing by that IDF. Up to
+// part is recovered from a single-term score by dividing by that IDF. Up to
 // 100 terms go in one statement; the cost is one row per posting, so callers
 // bound the terms' document frequencies first.
 func (s *Store) FileTermPostings(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64) ([]FilePostings, error) {
@@ -76,8 +76,8 @@ func (s *Store) filePostings(ctx context.Context, table string, terms []string, 
 		if i > 0 {
 			q.WriteString(` UNION ALL `)
 		}
-		fmt.Fprintf(&q, `SELECT %[4]d AS k, rowid AS seq, -bm25(%[1]s, %[2]g, %[3]g) AS score FROM %[1]s WHERE %[1]s MATCH ?`,
-			table, pathWeight, bodyWeight, i)
+		fmt.Fprintf(&q, `SELECT %[3]d AS k, rowid AS seq, -%[2]s AS score FROM %[1]s WHERE %[1]s MATCH ?`,
+			table, fileLayout.score(table, pathWeight, bodyWeight), i)
 		args[i] = ftsString(t)
 	}
 	q.WriteString(`) h JOIN entities e ON e.seq = h.seq`)

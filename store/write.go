@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -151,8 +150,8 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		{&w.setDst, `UPDATE {refs} SET dst_id = ? WHERE rowid = ?`},
 		{&w.setRef, `UPDATE {refs} SET line = ?, dst_id = ? WHERE rowid = ?`},
 		{&w.delRef, `DELETE FROM {refs} WHERE rowid = ?`},
-		{&w.insWhole, `INSERT INTO {fts_files}(rowid, path, body) SELECT seq, ?, ? FROM {entities} WHERE id = ?`},
-		{&w.insAside, `INSERT INTO {fts_files_aside}(rowid, path, body) SELECT seq, ?, ? FROM {entities} WHERE id = ?`},
+		{&w.insWhole, insertWhole("{fts_files}")},
+		{&w.insAside, insertWhole("{fts_files_aside}")},
 	}
 	for _, p := range prep {
 		st, err := tx.PrepareContext(ctx, t.sql(p.sql))
@@ -167,12 +166,12 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname_stored, start_line, end_line, signature, doc, seq) VALUES`, 11},
+		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname_stored, start_line, end_line, signature_stored, doc, seq) VALUES`, 11},
 		// OR FAIL: a failed row ends the whole transaction anyway, and
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
 		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
-		{&w.insDoc, `INSERT INTO {fts}(rowid, ` + strings.Join(entityColumns, ", ") + `) VALUES`, 1 + len(entityColumns)},
+		{&w.insDoc, `INSERT INTO {fts}(rowid, ` + strings.Join(entityLayout.columns(), ", ") + `) VALUES`, 1 + len(entityLayout.columns())},
 	}
 	for _, in := range ins {
 		if *in.dst, err = prepareInserter(ctx, tx, t.sql(in.head), in.cols); err != nil {
@@ -289,7 +288,7 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 		if qname == e.Name {
 			qname = ""
 		}
-		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, qname, e.StartLine, e.EndLine, e.Signature, e.Doc, w.seqs[e.ID])
+		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, qname, e.StartLine, e.EndLine, storedSignature(e.Signature, e.Name), e.Doc, w.seqs[e.ID])
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entities: %w", err))
@@ -301,10 +300,7 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 	}
 	err = w.insDoc.insert(ctx, len(docs), func(i int, dst []any) []any {
 		d := &docs[i]
-		sig, sigLeft := frequencyColumns(d.Signature)
-		doc, docLeft := frequencyColumns(d.Doc)
-		return append(dst, w.seqs[d.ID], d.Name, d.QName, d.Path, sig[0], doc[0], d.Body,
-			sig[1], sig[2], sig[3], sig[4], doc[1], doc[2], doc[3], doc[4], padding(sigLeft+docLeft))
+		return entityLayout.values(append(dst, w.seqs[d.ID]), d.Name, d.QName, d.Path, d.Signature, d.Doc, d.Body)
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entity text: %w", err))
@@ -324,10 +320,34 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool)
 	if aside {
 		ins = w.insAside
 	}
-	if _, err := ins.ExecContext(quick(ctx), d.Path, d.Body, fileID); err != nil {
+	if _, err := ins.ExecContext(quick(ctx), append(fileLayout.values(nil, d.Path, d.Body), fileID)...); err != nil {
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
+}
+
+// nameMark stands for an entity's name in its stored signature (schema
+// version 13): nearly every signature spells its entity's name (98 % of a
+// kernel's), and the column signature puts it back.
+const nameMark = "\x01"
+
+// storedSignature is sig as stored: each occurrence of name replaced by
+// nameMark. A mark in the source text itself would read back as the name,
+// so it is stored as U+FFFD.
+func storedSignature(sig, name string) string {
+	sig = strings.ReplaceAll(sig, nameMark, "\uFFFD")
+	if name == "" {
+		return sig
+	}
+	return strings.ReplaceAll(sig, name, nameMark)
+}
+
+// insertWhole writes a whole-file document to table (fts_files or
+// fts_files_aside) under its file entity's seq.
+func insertWhole(table string) string {
+	cols := fileLayout.columns()
+	return `INSERT INTO ` + table + `(rowid, ` + strings.Join(cols, ", ") + `) SELECT seq` +
+		strings.Repeat(", ?", len(cols)) + ` FROM {entities} WHERE id = ?`
 }
 
 // UpsertFile writes a file's row.
@@ -554,89 +574,4 @@ func (w *Writer) CreateIndexes(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// entityColumns are the columns of the entity full-text table fts, in its
-// order (migrations[11] creates it): the six fields of a Doc, then the
-// frequency columns of the signature and the doc, then the pad column.
-// The writer's insert and ftsrank's weights (FieldWeights.columns) follow
-// this list; TestEntityColumns holds it equal to the table.
-var entityColumns = append(append(append(
-	[]string{"name", "qname", "path", "signature", "doc", "body"},
-	frequencyColumnNames("signature")[1:]...),
-	frequencyColumnNames("doc")[1:]...),
-	"pad")
-
-// frequencyColumnNames names a field's frequency columns: the field itself
-// for bit 0, then field_2, field_4, … for the others.
-func frequencyColumnNames(field string) []string {
-	names := []string{field}
-	for k := 1; k < freqBits; k++ {
-		names = append(names, field+"_"+strconv.Itoa(1<<k))
-	}
-	return names
-}
-
-// Frequency columns (decision 0130). Postings without positions tell only
-// which columns hold a term, so a signature's and a doc's terms are written
-// into one column per bit of their frequency in the field: the k-th holds
-// the terms whose frequency has bit k set, and ftsrank weighs it 2^k times
-// the field, which sums to the field's weight times the frequency, as
-// bm25() counts it, up to maxFieldTF. The tokens this leaves out (a term
-// of frequency 3 is written twice) are written as padToken to a column of
-// weight 0, so that every document's length is bm25()'s too.
-const (
-	// freqBits is how many columns a field's frequencies take.
-	freqBits = 5
-	// maxFieldTF is the largest frequency the columns tell; more counts
-	// as much (index.maxWholeTF caps a whole file's at 30 too).
-	maxFieldTF = 1<<freqBits - 1
-	// padToken fills the pad column. Longer than any analyzed term
-	// (analyzer.maxTermLen is 40), it never matches a query's term.
-	padToken = "ctxlspadding0000000000000000000000000000000"
-)
-
-// frequencyColumns splits the space-separated terms of a field into
-// freqBits columns by the bits of each term's frequency (terms in the order
-// of their first occurrence), and returns how many tokens that leaves out.
-func frequencyColumns(text string) (cols [freqBits]string, left int) {
-	if !strings.Contains(text, " ") {
-		cols[0] = text
-		return cols, 0
-	}
-	terms := strings.Fields(text)
-	tf := make(map[string]int, len(terms))
-	var order []string
-	for _, t := range terms {
-		if tf[t] == 0 {
-			order = append(order, t)
-		}
-		tf[t]++
-	}
-	var b [freqBits]strings.Builder
-	for _, t := range order {
-		n := min(tf[t], maxFieldTF)
-		for k := range freqBits {
-			if n&(1<<k) == 0 {
-				continue
-			}
-			if b[k].Len() > 0 {
-				b[k].WriteByte(' ')
-			}
-			b[k].WriteString(t)
-		}
-		left += tf[t] - bits.OnesCount(uint(n))
-	}
-	for k := range b {
-		cols[k] = b[k].String()
-	}
-	return cols, left
-}
-
-// padding is n pad tokens.
-func padding(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strings.Repeat(padToken+" ", n-1) + padToken
 }

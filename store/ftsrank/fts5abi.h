@@ -22,6 +22,7 @@ extern int sqlite3_bind_pointer(sqlite3_stmt *stmt, int i, void *p, const char *
 extern int sqlite3_step(sqlite3_stmt *stmt);
 extern int sqlite3_finalize(sqlite3_stmt *stmt);
 extern const char *sqlite3_errstr(int rc);
+extern const char *sqlite3_errmsg(sqlite3 *db);
 extern double sqlite3_value_double(sqlite3_value *v);
 extern void sqlite3_result_double(sqlite3_context *ctx, double v);
 extern void sqlite3_result_error_code(sqlite3_context *ctx, int code);

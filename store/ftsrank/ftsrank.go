@@ -1,6 +1,6 @@
-// Package ftsrank adds to SQLite's FTS5 the rank function of ctxls's entity
-// full-text table: bm25() over postings without positions
-// (docs/decisions/0130).
+// Package ftsrank adds to SQLite's FTS5 the rank function of ctxls's code
+// full-text tables: bm25() over postings without positions
+// (docs/decisions/0130, 0131).
 package ftsrank
 
 /*
@@ -48,7 +48,7 @@ func Register(c *sqlite3.SQLiteConn) error {
 		return fmt.Errorf("register %s: the connection is closed", Name)
 	}
 	if rc := C.ctxRegister(db); rc != 0 {
-		return fmt.Errorf("register %s: %s", Name, C.GoString(C.sqlite3_errstr(rc)))
+		return fmt.Errorf("register %s: %s (%s)", Name, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
 	}
 	return nil
 }

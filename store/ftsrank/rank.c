@@ -1,4 +1,5 @@
-// The rank function of the entity full-text table (docs/decisions/0130):
+// The rank function of the code full-text tables (docs/decisions/0130,
+// 0131):
 // FTS5's bm25() over postings that record in which columns a document
 // holds a term, not where (detail=column). bm25() reads a term's frequency
 // in a column from its positions, which such postings do not keep; an
@@ -8,6 +9,12 @@
 // log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, the document length of
 // all its columns against the table's average, and the columns' weights
 // as arguments (1 where one is missing).
+//
+// ctxrank(w_0, …, w_{n-1}, m_0, …, m_{n-1}), with a multiplicity m_i
+// after the n weights, counts a document's length as the sum of m_i times
+// the size of column i, and the average likewise: a frequency column for
+// bit k of a field holds each of its terms once for 2^k occurrences
+// (docs/decisions/0131), so its tokens count 2^k times.
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,15 +48,54 @@ static int countRows(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) 
 	return SQLITE_OK;
 }
 
-static int rankDataGet(const Fts5ExtensionApi *api, Fts5Context *fts, rankData **out) {
+// docLength is the length of the current row or, with total set, of all
+// rows together: FTS5's count of their tokens, or with multiplicities in
+// the arguments (two for each column), the sum over columns of the
+// column's multiplicity times its tokens.
+static int docLength(const Fts5ExtensionApi *api, Fts5Context *fts, int nVal, sqlite3_value **apVal, int total, double *out) {
+	int nCol = api->xColumnCount(fts);
+	if (nVal != 2 * nCol) {
+		if (total) {
+			sqlite3_int64 n = 0;
+			int rc = api->xColumnTotalSize(fts, -1, &n);
+			*out = (double)n;
+			return rc;
+		}
+		int n = 0;
+		int rc = api->xColumnSize(fts, -1, &n);
+		*out = n;
+		return rc;
+	}
+	double sum = 0;
+	for (int i = 0; i < nCol; i++) {
+		double m = sqlite3_value_double(apVal[nCol + i]);
+		if (m == 0) continue;
+		int rc;
+		if (total) {
+			sqlite3_int64 n = 0;
+			rc = api->xColumnTotalSize(fts, i, &n);
+			sum += m * (double)n;
+		} else {
+			int n = 0;
+			rc = api->xColumnSize(fts, i, &n);
+			sum += m * n;
+		}
+		if (rc != SQLITE_OK) return rc;
+	}
+	*out = sum;
+	return SQLITE_OK;
+}
+
+static int rankDataGet(const Fts5ExtensionApi *api, Fts5Context *fts, int nVal, sqlite3_value **apVal, rankData **out) {
 	rankData *d = (rankData *)api->xGetAuxdata(fts, 0);
 	if (d) {
 		*out = d;
 		return SQLITE_OK;
 	}
-	sqlite3_int64 nRow = 0, nToken = 0;
+	sqlite3_int64 nRow = 0;
+	double nToken = 0;
 	int rc = api->xRowCount(fts, &nRow);
-	if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
+	if (rc == SQLITE_OK) rc = docLength(api, fts, nVal, apVal, 1, &nToken);
 	if (rc != SQLITE_OK) return rc;
 	int nPhrase = api->xPhraseCount(fts);
 	d = (rankData *)calloc(1, sizeof(*d));
@@ -60,7 +106,7 @@ static int rankDataGet(const Fts5ExtensionApi *api, Fts5Context *fts, rankData *
 		return SQLITE_NOMEM;
 	}
 	d->nPhrase = nPhrase;
-	d->avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1;
+	d->avgdl = nRow > 0 ? nToken / (double)nRow : 1;
 	if (d->avgdl <= 0) d->avgdl = 1;
 	for (int i = 0; i < nPhrase && rc == SQLITE_OK; i++) {
 		sqlite3_int64 nHit = 0;
@@ -79,14 +125,14 @@ static int rankDataGet(const Fts5ExtensionApi *api, Fts5Context *fts, rankData *
 
 static void ctxrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
 	rankData *d = NULL;
-	int rc = rankDataGet(api, fts, &d);
-	int nTok = 0;
-	if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &nTok);
+	int rc = rankDataGet(api, fts, nVal, apVal, &d);
+	double nTok = 0;
+	if (rc == SQLITE_OK) rc = docLength(api, fts, nVal, apVal, 0, &nTok);
 	if (rc != SQLITE_OK) {
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	double norm = CTX_K1 * (1 - CTX_B + CTX_B * (double)nTok / d->avgdl);
+	double norm = CTX_K1 * (1 - CTX_B + CTX_B * nTok / d->avgdl);
 	double score = 0;
 	for (int i = 0; i < d->nPhrase; i++) {
 		Fts5PhraseIter it;
@@ -98,7 +144,7 @@ static void ctxrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 			return;
 		}
 		for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col)) {
-			freq += col < nVal ? sqlite3_value_double(apVal[col]) : 1.0;
+			freq += col < nVal && col < api->xColumnCount(fts) ? sqlite3_value_double(apVal[col]) : 1.0;
 		}
 		if (freq > 0) score += d->idf[i] * freq * (CTX_K1 + 1) / (freq + norm);
 	}
