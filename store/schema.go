@@ -340,7 +340,9 @@ DELETE FROM meta WHERE key = 'analyzer';
 	// document's length from its columns' sizes and multiplicities
 	// (decision 0131). An entity's signature is stored without its name,
 	// which nearly every signature spells (a one-byte mark stands for
-	// it). The full-text tables start empty and the indexer analyses every
+	// it), its kind as a code, its parent only where it is not the file.
+	// Rows of version 12 read as before through the generated columns.
+	// The full-text tables start empty and the indexer analyses every
 	// file again.
 	12: `
 DROP TABLE fts_vocab;
@@ -367,6 +369,16 @@ CREATE VIRTUAL TABLE fts_files_aside USING fts5(
 DELETE FROM meta WHERE key = 'analyzer';
 ALTER TABLE entities RENAME COLUMN signature TO signature_stored;
 ALTER TABLE entities ADD COLUMN signature TEXT GENERATED ALWAYS AS (replace(signature_stored, char(1), name)) VIRTUAL;
+-- kind_stored holds a kind's code (kindCodes: 1 file, 2 module, …), or
+-- the kind itself where it has none; parent_stored is NULL where the
+-- parent is the file (or the entity is the file), 0 where there is none.
+ALTER TABLE entities RENAME COLUMN kind TO kind_stored;
+ALTER TABLE entities ADD COLUMN kind TEXT GENERATED ALWAYS AS (iif(kind_stored GLOB '[1-9]*', rtrim(substr(
+	'file     module   class    struct   interfaceenum     type     function method   constant variable heading  ',
+	kind_stored * 9 - 8, 9)), kind_stored)) VIRTUAL;
+ALTER TABLE entities RENAME COLUMN parent_id TO parent_stored;
+ALTER TABLE entities ADD COLUMN parent_id INTEGER GENERATED ALWAYS AS (
+	iif(parent_stored IS NULL, iif(id = file_id, NULL, file_id), nullif(parent_stored, 0))) VIRTUAL;
 `,
 }
 

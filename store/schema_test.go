@@ -47,7 +47,7 @@ func TestSchemaVersion6GainsFileClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to version 6: the files and entities tables as they were.
-	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + undoSignatureSQL + `PRAGMA user_version = 6`); err != nil {
+	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + undoVersion13SQL + `PRAGMA user_version = 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -114,7 +114,7 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 	}
 
 	// Back to version 8: every qualified name in a column of its own.
-	if _, err := s.DB().Exec(undoQNameSQL + undoSignatureSQL + `PRAGMA user_version = 8`); err != nil {
+	if _, err := s.DB().Exec(undoQNameSQL + undoVersion13SQL + `PRAGMA user_version = 8`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -129,11 +129,21 @@ const undoQNameSQL = `ALTER TABLE entities DROP COLUMN qname;
 	UPDATE entities SET qname = name WHERE qname = '';
 	`
 
-// undoSignatureSQL turns the entities table back into its form before
-// schema version 13: every signature stored whole.
-const undoSignatureSQL = `ALTER TABLE entities DROP COLUMN signature;
-	ALTER TABLE entities RENAME COLUMN signature_stored TO signature;
-	UPDATE entities SET signature = replace(signature, char(1), name);
+// undoVersion13SQL turns the entities table back into its form before
+// schema version 13: signatures, kinds and parents stored whole.
+const undoVersion13SQL = `ALTER TABLE entities ADD COLUMN whole_signature TEXT NOT NULL DEFAULT '';
+	ALTER TABLE entities ADD COLUMN whole_kind TEXT NOT NULL DEFAULT '';
+	ALTER TABLE entities ADD COLUMN whole_parent INTEGER;
+	UPDATE entities SET whole_signature = signature, whole_kind = kind, whole_parent = parent_id;
+	ALTER TABLE entities DROP COLUMN signature;
+	ALTER TABLE entities DROP COLUMN signature_stored;
+	ALTER TABLE entities DROP COLUMN kind;
+	ALTER TABLE entities DROP COLUMN kind_stored;
+	ALTER TABLE entities DROP COLUMN parent_id;
+	ALTER TABLE entities DROP COLUMN parent_stored;
+	ALTER TABLE entities RENAME COLUMN whole_signature TO signature;
+	ALTER TABLE entities RENAME COLUMN whole_kind TO kind;
+	ALTER TABLE entities RENAME COLUMN whole_parent TO parent_id;
 	`
 
 // TestRefsByTargetIndexUpgrades: an index of version 9, whose refs_dst
@@ -171,7 +181,7 @@ func TestRefsByTargetIndexUpgrades(t *testing.T) {
 		{9, "dst_id"},
 		{10, "dst_id, src_id"},
 	} {
-		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; %s PRAGMA user_version = %d`, old.index, undoSignatureSQL, old.version)); err != nil {
+		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; %s PRAGMA user_version = %d`, old.index, undoVersion13SQL, old.version)); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -233,7 +243,8 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 // TestUpgradeFromVersion12: an index of version 12 opens with its
 // full-text tables recreated in the layouts of decision 0131 and its
 // analysis forgotten, so that the next index run analyses every file
-// again; its entities' signatures, stored whole, read as before.
+// again; its entities' signatures, kinds and parents, stored whole, read
+// as before.
 func TestUpgradeFromVersion12(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -251,7 +262,7 @@ func TestUpgradeFromVersion12(t *testing.T) {
 		CREATE VIRTUAL TABLE fts_files_aside USING fts5(path, body,
 			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
 		INSERT INTO fts_files(rowid, path, body) VALUES (1, 'net http', 'serv serv');
-		` + undoSignatureSQL + `
+		` + undoVersion13SQL + `
 		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
 		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
 		PRAGMA user_version = 12`); err != nil {
@@ -274,6 +285,10 @@ func TestUpgradeFromVersion12(t *testing.T) {
 	var sig string
 	if err := s.DB().QueryRow(`SELECT signature FROM entities WHERE name = 'ListenAndServe'`).Scan(&sig); err != nil || sig != "func ListenAndServe(addr string)" {
 		t.Errorf("upgraded from version 12: signature %q (%v)", sig, err)
+	}
+	var rows []string
+	if err := queryStrings(s, &rows, `SELECT id || ' ' || kind || ' ' || coalesce(parent_id, 'none') FROM entities ORDER BY id`); err != nil || !slices.Equal(rows, []string{"10 file none", "11 function 10"}) {
+		t.Errorf("upgraded from version 12: entities %q (%v)", rows, err)
 	}
 	if fs, err := s.Files(ctx); err != nil || len(fs) != 1 {
 		t.Errorf("upgraded from version 12: %d files (%v), want the one written", len(fs), err)
@@ -322,4 +337,21 @@ func tableColumns(t *testing.T, s *Store, table string) []string {
 		t.Fatal(err)
 	}
 	return cols
+}
+
+// queryStrings appends the rows of a query of one text column to out.
+func queryStrings(s *Store, out *[]string, query string, args ...any) error {
+	rows, err := s.DB().Query(query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		*out = append(*out, v)
+	}
+	return rows.Err()
 }

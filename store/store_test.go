@@ -834,3 +834,58 @@ func TestSignatureStoredWithoutName(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredKindsAndParents: an entity's kind, stored as a code, and its
+// parent, stored only where it is not the file, read back as written
+// (schema version 13).
+func TestStoredKindsAndParents(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	fd := sampleFile("a.c", 100)
+	fd.Entities = fd.Entities[:1]
+	kinds := []string{"macro"} // no code: stored as itself
+	for k := range kindCodes {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	want := map[int64]Entity{100: fd.Entities[0]}
+	for i, k := range kinds {
+		id := int64(101 + i)
+		e := Entity{ID: id, FileID: 100, Kind: k, Name: "e" + k, QName: "e" + k, StartLine: 1, EndLine: 1}
+		switch i % 3 {
+		case 0:
+			e.ParentID = 100 // the file
+		case 1:
+			e.ParentID = 101 // another entity
+		}
+		fd.Entities = append(fd.Entities, e)
+		want[id] = e
+	}
+	fd.Docs, fd.Refs = nil, nil
+	putFile(t, s, fd)
+	rows, err := s.DB().QueryContext(ctx, `SELECT id, kind, coalesce(parent_id, 0), typeof(kind_stored), length(kind_stored) FROM entities`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, parent int64
+		var kind, typ string
+		var stored int
+		if err := rows.Scan(&id, &kind, &parent, &typ, &stored); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		w := want[id]
+		if kind != w.Kind || parent != w.ParentID {
+			t.Errorf("entity %d: kind %q, parent %d; want %q, %d", id, kind, parent, w.Kind, w.ParentID)
+		}
+		if _, coded := kindCodes[kind]; coded && stored > 2 {
+			t.Errorf("entity %d: kind %q stored in %d bytes", id, kind, stored)
+		}
+	}
+	if err := rows.Err(); err != nil || n != len(want) {
+		t.Fatalf("%d entities read (%v), want %d", n, err, len(want))
+	}
+}

@@ -166,7 +166,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_id, kind, name, qname_stored, start_line, end_line, signature_stored, doc, seq) VALUES`, 11},
+		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_stored, kind_stored, name, qname_stored, start_line, end_line, signature_stored, doc, seq) VALUES`, 11},
 		// OR FAIL: a failed row ends the whole transaction anyway, and
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
@@ -279,16 +279,12 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 	}
 	err := w.insEntity.insert(ctx, len(ents), func(i int, dst []any) []any {
 		e := &ents[i]
-		var parent any
-		if e.ParentID != 0 {
-			parent = e.ParentID
-		}
 		// qname is computed from qname_stored (schema version 9).
 		qname := e.QName
 		if qname == e.Name {
 			qname = ""
 		}
-		return append(dst, e.ID, fileID, parent, e.Kind, e.Name, qname, e.StartLine, e.EndLine, storedSignature(e.Signature, e.Name), e.Doc, w.seqs[e.ID])
+		return append(dst, e.ID, fileID, storedParent(e, fileID), storedKind(e.Kind), e.Name, qname, e.StartLine, e.EndLine, storedSignature(e.Signature, e.Name), e.Doc, w.seqs[e.ID])
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entities: %w", err))
@@ -324,6 +320,34 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool)
 		return classify(fmt.Errorf("store whole-file text: %w", err))
 	}
 	return nil
+}
+
+// kindCodes are the codes an entity's kind is stored as (schema version
+// 13), as the generated column kind reads them back; a kind without one is
+// stored as itself. TestStoredKinds holds the two equal.
+var kindCodes = map[string]string{
+	"file": "1", "module": "2", "class": "3", "struct": "4", "interface": "5", "enum": "6",
+	"type": "7", "function": "8", "method": "9", "constant": "10", "variable": "11", "heading": "12",
+}
+
+func storedKind(kind string) string {
+	if c, ok := kindCodes[kind]; ok {
+		return c
+	}
+	return kind
+}
+
+// storedParent is an entity's parent as stored (schema version 13): NULL
+// where the parent is the file, as for nearly every declaration of C or
+// Go, or where the entity is the file; 0 where there is none.
+func storedParent(e *Entity, fileID int64) any {
+	switch {
+	case e.ParentID == fileID || e.ParentID == 0 && e.ID == fileID:
+		return nil
+	case e.ParentID == 0:
+		return int64(0)
+	}
+	return e.ParentID
 }
 
 // nameMark stands for an entity's name in its stored signature (schema
