@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/ctxls/ctxls/store/ftsrank"
 	"path"
 	"slices"
 	"strconv"
@@ -265,11 +266,25 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 		return nil, err
 	}
 	if err := inChunks(names, func(chunk []string) error {
-		return appendRefs(&out)(db.QueryContext(ctx, refsQuery+`r.name IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+		return appendRefs(&out)(db.QueryContext(ctx, refsNamedQuery(len(chunk)), append(stringArgs(chunk), stringArgs(chunk)...)...))
 	}); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// refsNamedQuery reads the references named by n arguments, given twice:
+// their hashes find them in refs_name (refsNameIndex), the names keep
+// them.
+func refsNamedQuery(n int) string {
+	var hashes strings.Builder
+	for i := range n {
+		if i > 0 {
+			hashes.WriteString(", ")
+		}
+		hashes.WriteString(ftsrank.HashName + "(?)")
+	}
+	return refsQuery + ftsrank.HashName + `(r.name) IN (` + hashes.String() + `) AND r.name IN (` + placeholders(n) + `)`
 }
 
 // importsToCheck returns the import references that found no file of the

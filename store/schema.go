@@ -340,7 +340,8 @@ DELETE FROM meta WHERE key = 'analyzer';
 	// document's length from its columns' sizes and multiplicities
 	// (decision 0131). An entity's signature is stored without its name,
 	// which nearly every signature spells (a one-byte mark stands for
-	// it), its kind as a code, its parent only where it is not the file.
+	// it), its kind as a code, its parent only where it is not the file;
+	// references are found by name through a hash of it (decision 0132).
 	// Rows of version 12 read as before through the generated columns.
 	// The full-text tables start empty and the indexer analyses every
 	// file again.
@@ -379,12 +380,19 @@ ALTER TABLE entities ADD COLUMN kind TEXT GENERATED ALWAYS AS (iif(kind_stored G
 ALTER TABLE entities RENAME COLUMN parent_id TO parent_stored;
 ALTER TABLE entities ADD COLUMN parent_id INTEGER GENERATED ALWAYS AS (
 	iif(parent_stored IS NULL, iif(id = file_id, NULL, file_id), nullif(parent_stored, 0))) VIRTUAL;
+DROP INDEX IF EXISTS refs_name;
+` + refsNameIndex + `;
 `,
 }
 
 // refsDstIndex orders an entity's resolved users by their stable id, and
 // covers what EdgesTo reads.
 const refsDstIndex = `CREATE INDEX IF NOT EXISTS refs_dst ON refs(dst_id, src_id, kind) WHERE dst_id IS NOT NULL`
+
+// refsNameIndex finds references by name through a hash of the name
+// (ftsrank.HashName, decision 0132): three bytes a row where the name
+// took thirteen on average. A lookup names the hash and the name.
+const refsNameIndex = `CREATE INDEX IF NOT EXISTS refs_name ON refs(ctxhash(name))`
 
 // backfills[v] runs after migrations[v], in the same transaction, for what
 // SQL alone cannot compute.
@@ -446,7 +454,7 @@ const SkipGenerated = "generated"
 var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS entities_file ON entities(file_id)`,
 	`CREATE INDEX IF NOT EXISTS entities_name ON entities(name COLLATE NOCASE)`,
-	`CREATE INDEX IF NOT EXISTS refs_name ON refs(name)`,
+	refsNameIndex,
 	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	refsDstIndex,
 	`CREATE INDEX IF NOT EXISTS refs_unresolved_imports ON refs(src_id) WHERE ` + unresolvedImports(""),

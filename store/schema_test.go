@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,6 +218,46 @@ func TestImportsOfNamesReadsItsIndex(t *testing.T) {
 	}
 }
 
+// TestRefsByNameReadTheHashIndex: references by name are found through
+// refs_name, keyed by the names' hashes (decision 0132), and a name that
+// shares another's hash does not bring its references.
+func TestRefsByNameReadTheHashIndex(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	if got := queryPlan(t, s, refsNamedQuery(2), "Serve", "Listen", "Serve", "Listen"); !strings.Contains(got, "INDEX refs_name") {
+		t.Errorf("plan %q: want refs_name", got)
+	}
+	putFile(t, s, sampleFile("a.go", 10))
+	refs, err := s.Refs(ctx, nil, []string{"Serve", "Listen"})
+	if err != nil || len(refs) != 1 || refs[0].Name != "Serve" {
+		t.Fatalf("refs named Serve or Listen: %+v, %v", refs, err)
+	}
+	// Two names of the same hash: FNV-1a folded to 23 bits has
+	// collisions among short names; find one.
+	var a, b string
+	seen := map[int64]string{}
+	for i := 0; a == ""; i++ {
+		name := "n" + strconv.Itoa(i)
+		var h int64
+		if err := s.DB().QueryRow(`SELECT ctxhash(?)`, name).Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := seen[h]; ok {
+			a, b = other, name
+		}
+		seen[h] = name
+	}
+	fd := sampleFile("b.go", 20)
+	fd.Refs[0].Name = a
+	putFile(t, s, fd)
+	if refs, err := s.Refs(ctx, nil, []string{b}); err != nil || len(refs) != 0 {
+		t.Errorf("refs named %s, whose hash %s shares: %+v, %v", b, a, refs, err)
+	}
+	if refs, err := s.Refs(ctx, nil, []string{a}); err != nil || len(refs) != 1 {
+		t.Errorf("refs named %s: %+v, %v", a, refs, err)
+	}
+}
+
 // queryPlan is SQLite's plan for a statement, its steps joined by "; ".
 func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	t.Helper()
@@ -262,6 +303,7 @@ func TestUpgradeFromVersion12(t *testing.T) {
 		CREATE VIRTUAL TABLE fts_files_aside USING fts5(path, body,
 			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
 		INSERT INTO fts_files(rowid, path, body) VALUES (1, 'net http', 'serv serv');
+		DROP INDEX refs_name; CREATE INDEX refs_name ON refs(name);
 		` + undoVersion13SQL + `
 		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
 		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
@@ -278,6 +320,10 @@ func TestUpgradeFromVersion12(t *testing.T) {
 		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&q); err != nil || !strings.Contains(q, "detail=column") {
 			t.Errorf("upgraded from version 12: %s (%v)", q, err)
 		}
+	}
+	var nameIndex string
+	if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'refs_name'`).Scan(&nameIndex); err != nil || !strings.Contains(nameIndex, "ctxhash(name)") {
+		t.Errorf("upgraded from version 12: refs_name is %q (%v)", nameIndex, err)
 	}
 	if v, err := s.Meta(ctx, "analyzer"); err != nil || v != "" {
 		t.Errorf("upgraded from version 12: analyzer %q (%v), want it forgotten", v, err)

@@ -1,4 +1,4 @@
-// The part of SQLite's C interface that rank.c and ftsrank.go use: the
+// The part of SQLite's C interface that rank.c, hash.c and ftsrank.go use: the
 // functions are those of the SQLite that github.com/mattn/go-sqlite3
 // compiles into the binary (the linker resolves them there), the structures the prefix of
 // FTS5's extension interface (sqlite.org/fts5.html#custom_auxiliary_functions)
@@ -16,6 +16,9 @@ typedef struct sqlite3_value sqlite3_value;
 #define SQLITE_OK 0
 #define SQLITE_ERROR 1
 #define SQLITE_NOMEM 7
+#define SQLITE_UTF8 1
+#define SQLITE_DETERMINISTIC 0x000000800
+#define SQLITE_INNOCUOUS 0x000200000
 
 extern int sqlite3_prepare_v2(sqlite3 *db, const char *zSql, int nByte, sqlite3_stmt **ppStmt, const char **pzTail);
 extern int sqlite3_bind_pointer(sqlite3_stmt *stmt, int i, void *p, const char *type, void (*xDestructor)(void *));
@@ -26,6 +29,12 @@ extern const char *sqlite3_errmsg(sqlite3 *db);
 extern double sqlite3_value_double(sqlite3_value *v);
 extern void sqlite3_result_double(sqlite3_context *ctx, double v);
 extern void sqlite3_result_error_code(sqlite3_context *ctx, int code);
+extern const unsigned char *sqlite3_value_text(sqlite3_value *v);
+extern int sqlite3_value_bytes(sqlite3_value *v);
+extern void sqlite3_result_int(sqlite3_context *ctx, int v);
+extern int sqlite3_create_function_v2(sqlite3 *db, const char *zFunctionName, int nArg, int eTextRep, void *pApp,
+	void (*xFunc)(sqlite3_context *, int, sqlite3_value **), void (*xStep)(sqlite3_context *, int, sqlite3_value **),
+	void (*xFinal)(sqlite3_context *), void (*xDestroy)(void *));
 
 typedef struct Fts5Context Fts5Context;
 typedef struct Fts5PhraseIter {

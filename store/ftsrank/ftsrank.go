@@ -1,12 +1,14 @@
 // Package ftsrank adds to SQLite's FTS5 the rank function of ctxls's code
 // full-text tables: bm25() over postings without positions
-// (docs/decisions/0130, 0131).
+// (docs/decisions/0130, 0131); and to SQL the hash that keys the index of
+// references by name (HashName, decision 0132).
 package ftsrank
 
 /*
 #cgo LDFLAGS: -lm
 #include "fts5abi.h"
 int ctxRegister(sqlite3 *db);
+int ctxRegisterHash(sqlite3 *db);
 */
 import "C"
 
@@ -23,6 +25,12 @@ import (
 // Name is the rank function's name in an FTS5 query: "ctxrank(w1, w2, …)"
 // with one weight per column, as bm25() takes them.
 const Name = "ctxrank"
+
+// HashName is the SQL function "ctxhash(text)": a 23-bit hash of the
+// text, for an index whose key is a hash of a column. Every connection
+// that writes such a table must have it, as every one the store opens
+// does.
+const HashName = "ctxhash"
 
 // handleOffset is where a *sqlite3.SQLiteConn keeps its C handle. The
 // driver does not export it; its type says where it is, so that another
@@ -49,6 +57,9 @@ func Register(c *sqlite3.SQLiteConn) error {
 	}
 	if rc := C.ctxRegister(db); rc != 0 {
 		return fmt.Errorf("register %s: %s (%s)", Name, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
+	}
+	if rc := C.ctxRegisterHash(db); rc != 0 {
+		return fmt.Errorf("register %s: %s (%s)", HashName, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
 	}
 	return nil
 }
