@@ -131,7 +131,7 @@ func (s *Store) EntitiesByID(ctx context.Context, ids []int64) (map[int64]Entity
 // at most limit of them.
 func (s *Store) EntitiesByName(ctx context.Context, name string, limit int) ([]Entity, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+entityCols+` FROM entities e JOIN files f ON f.id = e.file_id
-		WHERE e.name = ? COLLATE NOCASE AND e.kind != 'file' ORDER BY e.name = ? DESC, length(f.path) LIMIT `+limitSQL(limit), name, name)
+		WHERE `+nameKeyIn("e.name", 1)+` AND e.name = ? COLLATE NOCASE AND e.kind != 'file' ORDER BY e.name = ? DESC, length(f.path) LIMIT `+limitSQL(limit), name, name, name)
 	if err != nil {
 		return nil, classify(fmt.Errorf("entities named %s: %w", name, err))
 	}
@@ -246,9 +246,10 @@ func eachDefinition(ctx context.Context, db querier, t *tableNames, names []stri
 	if names == nil {
 		return scan(db.QueryContext(ctx, q))
 	}
-	// COLLATE NOCASE lets the lookup use entities_name.
+	// The names' keys find them in entities_name.
 	return inChunks(names, func(chunk []string) error {
-		return scan(db.QueryContext(ctx, q+` AND e.name COLLATE NOCASE IN (`+placeholders(len(chunk))+`)`, stringArgs(chunk)...))
+		return scan(db.QueryContext(ctx, q+` AND `+nameKeyIn("e.name", len(chunk))+` AND e.name IN (`+placeholders(len(chunk))+`)`,
+			append(stringArgs(chunk), stringArgs(chunk)...)...))
 	})
 }
 
@@ -271,6 +272,19 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 		return nil, err
 	}
 	return out, nil
+}
+
+// nameKeyIn is the condition that the name in column col has the key
+// (ftsrank.NameKey) of one of n arguments, which entities_name serves.
+func nameKeyIn(col string, n int) string {
+	var keys strings.Builder
+	for i := range n {
+		if i > 0 {
+			keys.WriteString(", ")
+		}
+		keys.WriteString(ftsrank.NameKey + "(?)")
+	}
+	return ftsrank.NameKey + "(" + col + ") IN (" + keys.String() + ")"
 }
 
 // refsNamedQuery reads the references named by n arguments, given twice:
@@ -584,25 +598,27 @@ func (s *Store) FilesByPathSuffix(ctx context.Context, suffix string, limit int)
 	// Every match has suffix's base name, and file entities are named by
 	// it: the candidates are found without scanning the file list, which a
 	// kernel-size tree made cost milliseconds a try.
-	return s.filesNamed(ctx, `= ? COLLATE NOCASE`, suffix[strings.LastIndexByte(suffix, '/')+1:], limit, func(f *File) bool {
+	base := suffix[strings.LastIndexByte(suffix, '/')+1:]
+	return s.filesNamed(ctx, `= ? COLLATE NOCASE`, base, base, limit, func(f *File) bool {
 		n := len(f.Path) - len(suffix)
 		return n >= 0 && strings.EqualFold(f.Path[n:], suffix) && (n == 0 || f.Path[n-1] == '/')
 	})
 }
 
 // filesNamed returns the parsed files whose file entity's name (the base
-// name, indexed NOCASE) meets cond (a NOCASE comparison with one parameter,
-// so that the index serves it) with arg and that keep accepts, the
-// shortest paths first, at most limit. Every candidate is checked: a common
-// base name ("utils", "index") has many files, and the one asked for may be
-// the deepest.
-func (s *Store) filesNamed(ctx context.Context, cond, arg string, limit int, keep func(*File) bool) ([]File, error) {
+// name) meets cond (a comparison with one parameter) with arg and that keep
+// accepts, the shortest paths first, at most limit. The candidates are
+// those whose name has the key of key (a name, or a stem: ftsrank.NameKey)
+// in entities_name. Every candidate is checked: a common base name
+// ("utils", "index") has many files, and the one asked for may be the
+// deepest.
+func (s *Store) filesNamed(ctx context.Context, cond, arg, key string, limit int, keep func(*File) bool) ([]File, error) {
 	if arg == "" {
 		return nil, nil
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT f.id, f.path, f.lang, f.class, f.size, f.mtime, f.hash, f.skip, f.note, f.pkg, f.indexed_at
 		FROM entities e JOIN files f ON f.id = e.id
-		WHERE e.name `+cond+` AND e.kind = 'file' AND f.skip = ''`, arg)
+		WHERE `+nameKeyIn("e.name", 1)+` AND e.name `+cond+` AND e.kind = 'file' AND f.skip = ''`, key, arg)
 	if err != nil {
 		return nil, classify(fmt.Errorf("files named %s: %w", arg, err))
 	}
@@ -878,7 +894,7 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	}
 	// A prefix LIKE on the base name finds the candidates through the
 	// NOCASE index of names.
-	return s.filesNamed(ctx, `LIKE ? ESCAPE '\'`, escapeLike(base)+".%", limit, func(f *File) bool {
+	return s.filesNamed(ctx, `LIKE ? ESCAPE '\'`, escapeLike(base)+".%", base, limit, func(f *File) bool {
 		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
 		return noExt == stem || strings.HasSuffix(noExt, "/"+stem)
 	})

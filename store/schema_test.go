@@ -258,6 +258,49 @@ func TestRefsByNameReadTheHashIndex(t *testing.T) {
 	}
 }
 
+// TestEntitiesByNameReadTheKeyIndex: entities and files by name are found
+// through entities_name, keyed by a hash of the name's stem folded to
+// lower case (decision 0132): a name without case, a file by its name or
+// by its stem and any extension.
+func TestEntitiesByNameReadTheKeyIndex(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	for _, q := range []string{
+		`SELECT id FROM entities e WHERE ` + nameKeyIn("e.name", 1) + ` AND e.name = ? COLLATE NOCASE`,
+		`SELECT id FROM entities e WHERE ` + nameKeyIn("e.name", 2) + ` AND e.name IN (?, ?)`,
+	} {
+		args := []any{"a", "b", "a", "b"}[:strings.Count(q, "?")]
+		if got := queryPlan(t, s, q, args...); !strings.Contains(got, "INDEX entities_name") {
+			t.Errorf("plan %q: want entities_name", got)
+		}
+	}
+	for i, p := range []string{"pkg/base.go", "pkg/base.test.go", "lib/Base.py", "pkg/based.go"} {
+		fd := sampleFile(p, int64(100*(i+1)))
+		fd.Entities[1].Name = strings.ToUpper(p[:1]) + "Server"
+		putFile(t, s, fd)
+	}
+	if es, err := s.EntitiesByName(ctx, "pserver", 10); err != nil || len(es) != 3 {
+		t.Errorf("entities named pserver: %d (%v), want the three of PServer", len(es), err)
+	}
+	paths := func(fs []File, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []string
+		for _, f := range fs {
+			ps = append(ps, f.Path)
+		}
+		slices.Sort(ps)
+		return strings.Join(ps, " ")
+	}
+	if got, want := paths(s.FilesByStem(ctx, "pkg/base", 10)), "pkg/base.go"; got != want {
+		t.Errorf("files of stem pkg/base: %s, want %s", got, want)
+	}
+	if got, want := paths(s.FilesByPathSuffix(ctx, "lib/base.py", 10)), "lib/Base.py"; got != want {
+		t.Errorf("files ending lib/base.py: %s, want %s", got, want)
+	}
+}
+
 // queryPlan is SQLite's plan for a statement, its steps joined by "; ".
 func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	t.Helper()
@@ -304,6 +347,7 @@ func TestUpgradeFromVersion12(t *testing.T) {
 			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
 		INSERT INTO fts_files(rowid, path, body) VALUES (1, 'net http', 'serv serv');
 		DROP INDEX refs_name; CREATE INDEX refs_name ON refs(name);
+		DROP INDEX entities_name; CREATE INDEX entities_name ON entities(name COLLATE NOCASE);
 		` + undoVersion13SQL + `
 		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
 		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
@@ -321,9 +365,11 @@ func TestUpgradeFromVersion12(t *testing.T) {
 			t.Errorf("upgraded from version 12: %s (%v)", q, err)
 		}
 	}
-	var nameIndex string
-	if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'refs_name'`).Scan(&nameIndex); err != nil || !strings.Contains(nameIndex, "ctxhash(name)") {
-		t.Errorf("upgraded from version 12: refs_name is %q (%v)", nameIndex, err)
+	for index, key := range map[string]string{"refs_name": "ctxhash(name)", "entities_name": "ctxnamekey(name)"} {
+		var ddl string
+		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, index).Scan(&ddl); err != nil || !strings.Contains(ddl, key) {
+			t.Errorf("upgraded from version 12: %s is %q (%v)", index, ddl, err)
+		}
 	}
 	if v, err := s.Meta(ctx, "analyzer"); err != nil || v != "" {
 		t.Errorf("upgraded from version 12: analyzer %q (%v), want it forgotten", v, err)

@@ -1,7 +1,7 @@
 // Package ftsrank adds to SQLite's FTS5 the rank function of ctxls's code
 // full-text tables: bm25() over postings without positions
 // (docs/decisions/0130, 0131); and to SQL the hash that keys the index of
-// references by name (HashName, decision 0132).
+// references and the entities by name (HashName, NameKey, decision 0132).
 package ftsrank
 
 /*
@@ -27,10 +27,16 @@ import (
 const Name = "ctxrank"
 
 // HashName is the SQL function "ctxhash(text)": a 23-bit hash of the
-// text, for an index whose key is a hash of a column. Every connection
-// that writes such a table must have it, as every one the store opens
+// text, for an index whose key is a hash of a column; NameKey,
+// "ctxnamekey(text)", hashes the text's part before its first dot, ASCII
+// letters folded as COLLATE NOCASE folds them, so that one key finds a
+// name without case and a file's name by its stem. Every connection that
+// writes a table indexed so must have them, as every one the store opens
 // does.
-const HashName = "ctxhash"
+const (
+	HashName = "ctxhash"
+	NameKey  = "ctxnamekey"
+)
 
 // handleOffset is where a *sqlite3.SQLiteConn keeps its C handle. The
 // driver does not export it; its type says where it is, so that another
@@ -59,7 +65,7 @@ func Register(c *sqlite3.SQLiteConn) error {
 		return fmt.Errorf("register %s: %s (%s)", Name, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
 	}
 	if rc := C.ctxRegisterHash(db); rc != 0 {
-		return fmt.Errorf("register %s: %s (%s)", HashName, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
+		return fmt.Errorf("register %s, %s: %s (%s)", HashName, NameKey, C.GoString(C.sqlite3_errstr(rc)), C.GoString(C.sqlite3_errmsg(db)))
 	}
 	return nil
 }
