@@ -6,11 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/ctxls/ctxls/store/ftsrank"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxls/ctxls/store/ftsrank"
 )
 
 // Files returns every tracked file keyed by path.
@@ -277,28 +278,20 @@ func refs(ctx context.Context, db querier, fileIDs []int64, names []string) ([]R
 // nameKeyIn is the condition that the name in column col has the key
 // (ftsrank.NameKey) of one of n arguments, which entities_name serves.
 func nameKeyIn(col string, n int) string {
-	var keys strings.Builder
-	for i := range n {
-		if i > 0 {
-			keys.WriteString(", ")
-		}
-		keys.WriteString(ftsrank.NameKey + "(?)")
-	}
-	return ftsrank.NameKey + "(" + col + ") IN (" + keys.String() + ")"
+	return ftsrank.NameKey + "(" + col + ") IN (" + calls(ftsrank.NameKey, n) + ")"
 }
 
 // refsNamedQuery reads the references named by n arguments, given twice:
 // their hashes find them in refs_name (refsNameIndex), the names keep
 // them.
 func refsNamedQuery(n int) string {
-	var hashes strings.Builder
-	for i := range n {
-		if i > 0 {
-			hashes.WriteString(", ")
-		}
-		hashes.WriteString(ftsrank.HashName + "(?)")
-	}
-	return refsQuery + ftsrank.HashName + `(r.name) IN (` + hashes.String() + `) AND r.name IN (` + placeholders(n) + `)`
+	return refsQuery + ftsrank.HashName + `(r.name) IN (` + calls(ftsrank.HashName, n) + `) AND r.name IN (` + placeholders(n) + `)`
+}
+
+// calls is n calls of the SQL function fn, each of a parameter:
+// "fn(?), fn(?)".
+func calls(fn string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(fn+"(?), ", n), ", ")
 }
 
 // importsToCheck returns the import references that found no file of the
@@ -892,8 +885,8 @@ func (s *Store) FilesByStem(ctx context.Context, stem string, limit int) ([]File
 	if base == "" {
 		return nil, nil
 	}
-	// A prefix LIKE on the base name finds the candidates through the
-	// NOCASE index of names.
+	// The key of the base name's stem finds the candidates in
+	// entities_name; a prefix LIKE keeps those with an extension.
 	return s.filesNamed(ctx, `LIKE ? ESCAPE '\'`, escapeLike(base)+".%", base, limit, func(f *File) bool {
 		noExt := strings.TrimSuffix(f.Path, path.Ext(f.Path))
 		return noExt == stem || strings.HasSuffix(noExt, "/"+stem)

@@ -37,9 +37,10 @@ func (s *Store) FileDocCount(ctx context.Context, corpus Corpus) (int, error) {
 // FileTermPostings returns, for each term, every whole-file document of the
 // corpus that holds it (by file id), with its saturated frequency (see
 // FilePostings), so that the caller can weigh terms by an IDF of its own.
-// ctxrank, like FTS5's bm25(), floors its IDF, log((N − n + 0.5)/(n + 0.5)), at 1e-6, which
-// makes every term found in half of a small corpus worthless; the frequency
-// part is recovered from a single-term score by dividing by that IDF. Up to
+// ctxrank, like FTS5's bm25(), floors its IDF, log((N − n + 0.5)/(n + 0.5)),
+// at 1e-6, which makes every term found in half of a small corpus
+// worthless; the frequency part is recovered from a single-term score by
+// dividing by that IDF. Up to
 // 100 terms go in one statement; the cost is one row per posting, so callers
 // bound the terms' document frequencies first.
 func (s *Store) FileTermPostings(ctx context.Context, corpus Corpus, terms []string, pathWeight, bodyWeight float64) ([]FilePostings, error) {

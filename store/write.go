@@ -323,13 +323,16 @@ func (w *Writer) PutWhole(ctx context.Context, fileID int64, d *Doc, aside bool)
 }
 
 // kindCodes are the codes an entity's kind is stored as (schema version
-// 13), as the generated column kind reads them back; a kind without one is
-// stored as itself. TestStoredKinds holds the two equal.
+// 13), as the generated column kind (migrations[12]) reads them back; a
+// kind without one is stored as itself. TestStoredKindsAndParents holds
+// the two equal. The column's list is fixed once created: a new kind
+// needs no code.
 var kindCodes = map[string]string{
 	"file": "1", "module": "2", "class": "3", "struct": "4", "interface": "5", "enum": "6",
 	"type": "7", "function": "8", "method": "9", "constant": "10", "variable": "11", "heading": "12",
 }
 
+// storedKind is kind as stored: its code, or itself.
 func storedKind(kind string) string {
 	if c, ok := kindCodes[kind]; ok {
 		return c
