@@ -12,11 +12,10 @@ import (
 )
 
 // metaComplete is the meta key a whole-tree run (Run) sets in its last
-// transaction. An index without it was never filled by one: a new file, or
-// the empty one store.Open starts after moving a damaged index aside. Update
-// does not set it: a hook re-indexing the one file it touched into an empty
-// index does not make the index whole.
-const metaComplete = "complete_at"
+// transaction (store.MetaComplete). Update does not set it: a hook
+// re-indexing the one file it touched into an empty index does not make
+// the index whole.
+const metaComplete = store.MetaComplete
 
 // Health is what a reader must know of an index before it trusts an empty
 // or thin answer from it.

@@ -368,7 +368,9 @@ CREATE VIRTUAL TABLE fts_files_aside USING fts5(
 	content='', contentless_delete=1, detail=column,
 	tokenize='unicode61 remove_diacritics 0'
 );
-DELETE FROM meta WHERE key = 'analyzer';
+-- The analysis forgotten, the index is not complete until a run has
+-- analysed every file again: readers have it rebuilt in the background.
+DELETE FROM meta WHERE key IN ('analyzer', '` + MetaComplete + `');
 ALTER TABLE entities RENAME COLUMN signature TO signature_stored;
 ALTER TABLE entities ADD COLUMN signature TEXT GENERATED ALWAYS AS (replace(signature_stored, char(1), name)) VIRTUAL;
 -- kind_stored holds a kind's code (kindCodes: 1 file, 2 module, …), or

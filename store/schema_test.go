@@ -350,7 +350,7 @@ func TestUpgradeFromVersion12(t *testing.T) {
 		DROP INDEX entities_name; CREATE INDEX entities_name ON entities(name COLLATE NOCASE);
 		` + undoVersion13SQL + `
 		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
-		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old');
+		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old'), ('` + MetaComplete + `', '1');
 		PRAGMA user_version = 12`); err != nil {
 		t.Fatal(err)
 	}
@@ -371,8 +371,10 @@ func TestUpgradeFromVersion12(t *testing.T) {
 			t.Errorf("upgraded from version 12: %s is %q (%v)", index, ddl, err)
 		}
 	}
-	if v, err := s.Meta(ctx, "analyzer"); err != nil || v != "" {
-		t.Errorf("upgraded from version 12: analyzer %q (%v), want it forgotten", v, err)
+	for _, key := range []string{"analyzer", MetaComplete} {
+		if v, err := s.Meta(ctx, key); err != nil || v != "" {
+			t.Errorf("upgraded from version 12: %s %q (%v), want it forgotten", key, v, err)
+		}
 	}
 	var sig string
 	if err := s.DB().QueryRow(`SELECT signature FROM entities WHERE name = 'ListenAndServe'`).Scan(&sig); err != nil || sig != "func ListenAndServe(addr string)" {

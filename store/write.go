@@ -559,6 +559,13 @@ const (
 	MetaParsedFiles = "parsed_files"
 )
 
+// MetaComplete is the meta key a whole-tree index run sets in its last
+// transaction (index.CheckHealth). An index without it was never filled by
+// one: a new file, the empty one Open starts after moving a damaged index
+// aside, or one whose migration forgot its analysis. Readers see such an
+// index incomplete and have it rebuilt in the background.
+const MetaComplete = "complete_at"
+
 // maxInArgs bounds the values bound in one `IN (...)` list, well under
 // SQLite's limit on a statement's variables.
 const maxInArgs = 500
