@@ -132,7 +132,13 @@ func (d *doctor) run(ctx context.Context) {
 	// The index.
 	st, err := store.Open(ctx, d.root, store.Options{ReadOnly: true})
 	if err != nil {
-		d.verdict(false, "index", err.Error())
+		detail := err.Error()
+		if store.IsCorrupt(err) {
+			// A file that does not open (its header or schema damaged)
+			// is set aside by the next writer.
+			detail += "; run 'ctxls index' to set it aside and rebuild"
+		}
+		d.verdict(false, "index", detail)
 		return
 	}
 	stats, err := st.Stats(ctx)

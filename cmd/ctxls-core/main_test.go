@@ -403,6 +403,33 @@ func TestDamagedIndexPages(t *testing.T) {
 	}
 }
 
+// TestDamagedIndexHeader: an index whose first page (header and schema) is
+// damaged does not open; the doctor says so and what to run, and that run
+// sets the file aside and rebuilds it.
+func TestDamagedIndexHeader(t *testing.T) {
+	t.Setenv("CTXLS_HOOK_DAEMON", "0")
+	root := t.TempDir()
+	if err := damage.GoFiles(root, "main", 20); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := ctxls(t, root, "index"); code != 0 {
+		t.Fatalf("index: %d %s %s", code, out, errOut)
+	}
+	if err := damage.FirstPage(filepath.Join(root, ".ctxls", "index.db")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := ctxls(t, root, "doctor")
+	if !regexp.MustCompile(`FAIL.*index: index is corrupt.*; run 'ctxls index' to set it aside and rebuild`).MatchString(out) {
+		t.Errorf("doctor on a damaged header:\n%s", out)
+	}
+	if _, errOut, code := ctxls(t, root, "index"); code != 0 || !strings.Contains(errOut, "moved it to") {
+		t.Fatalf("index on a damaged header: exit %d, stderr %q", code, errOut)
+	}
+	if out, _, code := ctxls(t, root, "query", "--json", "Check7"); code != 0 || !strings.Contains(out, "check7.go") {
+		t.Fatalf("query after the rebuild: %d %q", code, out)
+	}
+}
+
 // waitUnlocked waits until no process holds root's index lock: a
 // background rebuild has finished.
 func waitUnlocked(t *testing.T, root string) {
