@@ -27,8 +27,11 @@ def rows(d, repo):
         q = r["query"]
         terms = q.get("terms") or {}
         r["rel"] = max([x["relevance"] for x in q.get("results") or []] or [0])
+        # A signature's terms are in one column per bit of their frequency
+        # (signature, signature_2, ...; decisions 0130, 0131).
         r["code"] = sum(1 for t in terms if t not in CONV and
-                        sum(cols.get(t, {}).get(c, 0) for c in ("name", "qname", "signature")) > 0)
+                        any(n > 0 for c, n in cols.get(t, {}).items()
+                            if c in ("name", "qname") or c.startswith("signature")))
         r["allconv"] = all(t in CONV for t in terms)
         yield r
 

@@ -25,7 +25,9 @@ func main() {
 		t := sc.Text()
 		rows, err := db.Query(`SELECT f.path, count(*) FROM fts JOIN entities e ON e.seq = fts.rowid
 			JOIN files f ON f.id = e.file_id WHERE fts MATCH ? GROUP BY f.path`,
-			`{name qname signature} : "`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+			// A signature's terms are in one column per bit of their
+			// frequency (store.textLayout, decisions 0130 and 0131).
+			`{name qname signature signature_2 signature_4 signature_8 signature_16} : "`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, t, err)
 			fmt.Println(t)
