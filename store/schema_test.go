@@ -156,20 +156,7 @@ func TestRefsByTargetIndexUpgrades(t *testing.T) {
 	putFile(t, s, sampleFile("a.go", 10))
 	columns := func() []string {
 		t.Helper()
-		rows, err := s.DB().Query(`SELECT name FROM pragma_index_info('refs_dst') ORDER BY seqno`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var cols []string
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				t.Fatal(err)
-			}
-			cols = append(cols, c)
-		}
-		return cols
+		return queryStrings(t, s, `SELECT name FROM pragma_index_info('refs_dst') ORDER BY seqno`)
 	}
 	const want = "dst_id,src_id,kind"
 	if got := strings.Join(columns(), ","); got != want {
@@ -380,9 +367,8 @@ func TestUpgradeFromVersion12(t *testing.T) {
 	if err := s.DB().QueryRow(`SELECT signature FROM entities WHERE name = 'ListenAndServe'`).Scan(&sig); err != nil || sig != "func ListenAndServe(addr string)" {
 		t.Errorf("upgraded from version 12: signature %q (%v)", sig, err)
 	}
-	var rows []string
-	if err := queryStrings(s, &rows, `SELECT id || ' ' || kind || ' ' || coalesce(parent_id, 'none') FROM entities ORDER BY id`); err != nil || !slices.Equal(rows, []string{"10 file none", "11 function 10"}) {
-		t.Errorf("upgraded from version 12: entities %q (%v)", rows, err)
+	if rows := queryStrings(t, s, `SELECT id || ' ' || kind || ' ' || coalesce(parent_id, 'none') FROM entities ORDER BY id`); !slices.Equal(rows, []string{"10 file none", "11 function 10"}) {
+		t.Errorf("upgraded from version 12: entities %q", rows)
 	}
 	if fs, err := s.Files(ctx); err != nil || len(fs) != 1 {
 		t.Errorf("upgraded from version 12: %d files (%v), want the one written", len(fs), err)
@@ -414,38 +400,27 @@ func layoutOf(table string) textLayout {
 // tableColumns are a table's columns in order.
 func tableColumns(t *testing.T, s *Store, table string) []string {
 	t.Helper()
-	rows, err := s.DB().Query(`SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	return queryStrings(t, s, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+}
+
+// queryStrings is the rows of a query of one text column.
+func queryStrings(t *testing.T, s *Store, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.DB().Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var cols []string
+	var out []string
 	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		cols = append(cols, c)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return cols
-}
-
-// queryStrings appends the rows of a query of one text column to out.
-func queryStrings(s *Store, out *[]string, query string, args ...any) error {
-	rows, err := s.DB().Query(query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return err
-		}
-		*out = append(*out, v)
-	}
-	return rows.Err()
+	return out
 }

@@ -49,7 +49,9 @@ var handleOffset = sync.OnceValues(func() (uintptr, error) {
 	return f.Offset, nil
 })
 
-// Register adds Name to the connection's FTS5. Call it from the driver's
+// Register adds Name to the connection's FTS5, and HashName and NameKey
+// to its SQL functions (in C like Name, so that building an index on them
+// calls no Go for each row). Call it from the driver's
 // ConnectHook, which runs after the connection's busy timeout is set: the
 // registration reads the schema and may wait for a lock.
 func Register(c *sqlite3.SQLiteConn) error {

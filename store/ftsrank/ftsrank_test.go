@@ -124,3 +124,41 @@ func TestColumnDetail(t *testing.T) {
 		t.Errorf("after a delete: %v, want row 1 alone with a negative rank", got)
 	}
 }
+
+// TestNameKeys: ctxnamekey gives a name the key of its stem without case,
+// so that one key finds "Server" for "server" and base.go, base.test.go
+// and Base.py for the stem "base"; a leading dot is part of the stem.
+// ctxhash tells case apart.
+func TestNameKeys(t *testing.T) {
+	db := open(t, "column")
+	key := func(fn, s string) int64 {
+		t.Helper()
+		var k int64
+		if err := db.QueryRow(`SELECT `+fn+`(?)`, s).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		if k < 0 || k >= 1<<23 {
+			t.Errorf("%s(%q) = %d, not in 23 bits", fn, s, k)
+		}
+		return k
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Server", "server", true},
+		{"base", "base.go", true},
+		{"base", "base.test.go", true},
+		{"base", "Base.py", true},
+		{"base", "based.go", false},
+		{".eslintrc.js", ".eslintrc", true},
+		{".eslintrc", "eslintrc", false},
+	} {
+		if got := key(NameKey, tc.a) == key(NameKey, tc.b); got != tc.same {
+			t.Errorf("%s(%q) == %s(%q): %v, want %v", NameKey, tc.a, NameKey, tc.b, got, tc.same)
+		}
+	}
+	if key(HashName, "Server") == key(HashName, "server") {
+		t.Errorf("%s does not tell Server from server", HashName)
+	}
+}
