@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/config"
 	"github.com/ctxls/ctxls/index"
@@ -85,9 +86,13 @@ func TestContextWhileIndexing(t *testing.T) {
 				}
 			}()
 			// Rounds go on until index runs have finished during them,
-			// so that the calls met runs at every stage of their work.
+			// so that the calls met runs at every stage of their work: for
+			// up to a minute, not a number of rounds, since rounds can be
+			// quick while a run waits for the daemon's own re-index of the
+			// rewritten files (race-detector CI once ended 60 rounds in
+			// 5.6 s with two runs done).
 			r := 0
-			for ; r < rounds || runs.Load() < 3 && r < 60; r++ {
+			for start := time.Now(); r < rounds || runs.Load() < 3 && time.Since(start) < time.Minute; r++ {
 				var wg sync.WaitGroup
 				got := make([]string, calls)
 				codes := make([]int, calls)
