@@ -312,8 +312,8 @@ func importsToCheck(ctx context.Context, db querier, targets []int64) ([]Ref, er
 
 // refsQuery reads references with their row ids and files; a condition
 // follows.
-const refsQuery = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
-	FROM refs r JOIN entities e ON e.id = r.src_id WHERE `
+var refsQuery = `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, r.dst_id
+	FROM refs r JOIN entities e ON ` + refsOfEntity("e", "r") + ` WHERE `
 
 // appendRefs returns a function that appends the rows of a refsQuery to
 // *out and closes them: appendRefs(&out)(db.QueryContext(…)).
@@ -385,21 +385,22 @@ func (s *Store) edges(ctx context.Context, col string, ids []int64, limit int) (
 func edgesSQL(col string, n, limit int) string {
 	// The order makes a capped list the same whatever order the files were
 	// indexed in: ids are stable hashes, and one entity's references keep
-	// their relative rowids because they are written together. Both orders
-	// are the order of the column's index, so LIMIT still stops early, and
-	// refs_dst holds every column read, so users are read from the index
-	// alone (decision 0123).
-	order := `src_id, rowid`
-	if col == `dst_id` {
-		order = `dst_id, src_id, kind, rowid`
+	// their relative rowids because they are written in order. Both orders
+	// are the order in which the rows are found (the ids' unique index and
+	// each entity's range of references; refs_dst), so LIMIT still stops
+	// early, and refs_dst holds every column read, so users are read from
+	// the index alone (decision 0123).
+	if col == `src_id` {
+		return `SELECT r.src_id, r.dst_id, r.kind FROM entities e JOIN refs r ON ` + refsOfEntity("e", "r") + `
+			WHERE e.id IN (` + placeholders(n) + `) AND r.dst_id IS NOT NULL AND r.dst_id != r.src_id ORDER BY e.id, r.rowid LIMIT ` + limitSQL(limit)
 	}
-	return `SELECT src_id, dst_id, kind FROM refs WHERE ` + col + ` IN (` + placeholders(n) + `) AND dst_id IS NOT NULL AND dst_id != src_id ORDER BY ` + order + ` LIMIT ` + limitSQL(limit)
+	return `SELECT src_id, dst_id, kind FROM refs WHERE dst_id IN (` + placeholders(n) + `) AND dst_id IS NOT NULL AND dst_id != src_id ORDER BY dst_id, src_id, kind, rowid LIMIT ` + limitSQL(limit)
 }
 
 // RefsFrom returns the references (resolved or not) made by an entity.
 func (s *Store) RefsFrom(ctx context.Context, id int64) ([]Ref, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.rowid, r.src_id, e.file_id, r.kind, r.name, r.qualifier, r.line, coalesce(r.dst_id, 0)
-		FROM refs r JOIN entities e ON e.id = r.src_id WHERE r.src_id = ? ORDER BY r.line`, id)
+		FROM entities e JOIN refs r ON `+refsOfEntity("e", "r")+` WHERE e.id = ? ORDER BY r.line`, id)
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -15,7 +15,7 @@ const applicationID = 0x63747831
 // SchemaVersion is the version of the schema this build writes. An index
 // with another version is migrated when a migration exists, else rebuilt
 // (the index is a cache of the workspace, so rebuilding loses nothing).
-const SchemaVersion = 13
+const SchemaVersion = 14
 
 // migrations[v] upgrades a database from version v to v+1. migrations[0]
 // creates the schema.
@@ -388,7 +388,86 @@ DROP INDEX IF EXISTS refs_name;
 DROP INDEX IF EXISTS entities_name;
 ` + entitiesNameIndex + `;
 `,
+	// Version 14: an entity's row is numbered by its seq and found by its
+	// stable id through a unique index, and a reference's row by its
+	// source's seq and its place among the source's references
+	// (refRowID), so that the references of an entity or a file are a
+	// range of rows and need no index by source (decision 0133). Rows
+	// cannot be renumbered in place: the code tables start empty and the
+	// next run indexes every file again.
+	13: `
+DROP TABLE fts_vocab;
+DROP TABLE fts;
+DROP TABLE fts_files;
+DROP TABLE fts_files_aside;
+DROP TABLE refs;
+DROP TABLE entities;
+DELETE FROM files;
+DELETE FROM meta WHERE key IN ('analyzer', 'dirty', 'documents', 'indexed_at', '` + MetaComplete + `');
+` + codeTablesV14,
 }
+
+// codeTablesV14 creates the entity, reference and full-text tables of
+// schema version 14 (migrations[13]).
+const codeTablesV14 = `
+-- seq numbers the entity's rows in fts (and, for a file entity, in
+-- fts_files or fts_files_aside); an entity keeps its seq when its file is
+-- indexed again. id is the stable hash of (path, kind, qualified name,
+-- ordinal) that references and readers know the entity by. Stored columns
+-- as in version 13: qname_stored is '' where the qualified name is the
+-- name, signature_stored spells the name as char(1), kind_stored is a
+-- kind's code (kindCodes) or the kind, parent_stored is NULL where the
+-- parent is the file (or the entity is the file), 0 where there is none.
+CREATE TABLE entities (
+	seq              INTEGER PRIMARY KEY,
+	id               INTEGER NOT NULL UNIQUE,
+	file_id          INTEGER NOT NULL,
+	parent_stored    INTEGER,
+	kind_stored      TEXT NOT NULL,
+	name             TEXT NOT NULL,
+	qname_stored     TEXT NOT NULL,
+	start_line       INTEGER NOT NULL,
+	end_line         INTEGER NOT NULL,
+	signature_stored TEXT NOT NULL DEFAULT '',
+	doc              TEXT NOT NULL DEFAULT '',
+	qname     TEXT GENERATED ALWAYS AS (iif(qname_stored = '', name, qname_stored)) VIRTUAL,
+	signature TEXT GENERATED ALWAYS AS (replace(signature_stored, char(1), name)) VIRTUAL,
+	kind      TEXT GENERATED ALWAYS AS (iif(kind_stored GLOB '[1-9]*', rtrim(substr(
+		'file     module   class    struct   interfaceenum     type     function method   constant variable heading  ',
+		kind_stored * 9 - 8, 9)), kind_stored)) VIRTUAL,
+	parent_id INTEGER GENERATED ALWAYS AS (
+		iif(parent_stored IS NULL, iif(id = file_id, NULL, file_id), nullif(parent_stored, 0))) VIRTUAL
+);
+
+-- rowid = refRowID(seq of the source entity, the reference's place among
+-- the source's references). src_id and dst_id are entity ids.
+CREATE TABLE refs (
+	src_id    INTEGER NOT NULL,
+	kind      INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	qualifier TEXT NOT NULL DEFAULT '',
+	line      INTEGER NOT NULL,
+	dst_id    INTEGER
+);
+
+CREATE VIRTUAL TABLE fts USING fts5(
+	name, qname, path, signature, doc, body,
+	signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
+CREATE VIRTUAL TABLE fts_files USING fts5(
+	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE fts_files_aside USING fts5(
+	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
+	content='', contentless_delete=1, detail=column,
+	tokenize='unicode61 remove_diacritics 0'
+);
+`
 
 // refsDstIndex orders an entity's resolved users by their stable id, and
 // covers what EdgesTo reads.
@@ -465,14 +544,13 @@ var secondaryIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS entities_file ON entities(file_id)`,
 	entitiesNameIndex,
 	refsNameIndex,
-	`CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id)`,
 	refsDstIndex,
 	`CREATE INDEX IF NOT EXISTS refs_unresolved_imports ON refs(src_id) WHERE ` + unresolvedImports(""),
 	`CREATE INDEX IF NOT EXISTS refs_imported_names ON refs(` + importedName("") + `) WHERE ` + namedImports(""),
 	`CREATE INDEX IF NOT EXISTS refs_import_locals ON refs(` + importLocal("") + `) WHERE ` + namedImports(""),
 }
 
-var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_src", "refs_dst", "refs_unresolved_imports", "refs_imported_names", "refs_import_locals"}
+var secondaryIndexNames = []string{"entities_file", "entities_name", "refs_name", "refs_dst", "refs_unresolved_imports", "refs_imported_names", "refs_import_locals"}
 
 // namedImports selects the import references (of the refs table named by
 // alias) that bring a name into scope, whose qualifier is "local=name"

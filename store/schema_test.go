@@ -7,79 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ctxls/ctxls/internal/workspace"
 )
 
-// An index of schema version 6 (files without a class) upgrades in place:
-// the rows it holds are classified as the indexer would have classified
-// them, and nothing has to be re-indexed.
-func TestSchemaVersion6GainsFileClasses(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	s := openTest(t, root)
-	paths := map[string]workspace.Class{
-		"net/http/server.go":        workspace.Source,
-		"net/http/server_test.go":   workspace.Test,
-		"docs/guide.md":             workspace.Doc,
-		"docs/example_test.go":      workspace.Test | workspace.Doc,
-		"deps/external/zlib/inf.c":  workspace.ThirdParty,
-		"api/zz_generated.pb.go":    workspace.Generated,
-		"gen/testdata/generated.go": workspace.Test | workspace.Generated,
-	}
-	w, err := s.BeginWrite(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]int64{}
-	id := int64(100)
-	for p := range paths {
-		ids[p] = id
-		fd := sampleFile(p, id)
-		if paths[p].Has(workspace.Generated) {
-			fd = &FileData{File: File{ID: id, Path: p, Lang: "go", Size: 1, MTime: 1, Hash: "h", Skip: SkipGenerated, IndexedAt: 1}}
-		}
-		if err := w.PutFile(ctx, fd, false); err != nil {
-			t.Fatal(err)
-		}
-		id += 10
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	// Back to version 6: the files and entities tables as they were.
-	if _, err := s.DB().Exec(`ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + undoVersion13SQL + `PRAGMA user_version = 6`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	s = openTest(t, root)
-	files, err := s.Files(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != len(paths) {
-		t.Fatalf("after the upgrade: %d files, want %d", len(files), len(paths))
-	}
-	for _, f := range files {
-		if f.ID != ids[f.Path] {
-			t.Errorf("%s: id %d, want %d", f.Path, f.ID, ids[f.Path])
-		}
-		if f.Class != paths[f.Path] {
-			t.Errorf("%s: class %v, want %v", f.Path, f.Class, paths[f.Path])
-		}
-	}
-	// Entities carry their file's class to ranking.
-	fn := ids["net/http/server_test.go"] + 1 // sampleFile's function
-	ents, err := s.EntitiesByID(ctx, []int64{fn})
-	if err != nil || ents[fn].Path != "net/http/server_test.go" || ents[fn].Class != workspace.Test {
-		t.Fatalf("entity of server_test.go: %+v, %v", ents[fn], err)
-	}
-}
-
 // An entity's qualified name is stored only where it is not its name, and
-// read back whole either way (schema version 9); an index of version 8,
-// which stored every qualified name, upgrades in place and reads the same.
+// read back whole either way (schema version 9).
 func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -108,20 +39,89 @@ func TestQualifiedNameStoredWhereItIsNotTheName(t *testing.T) {
 			t.Errorf("%s: EntityByQName(TCP_RTO_MAX) = %v, %v, %v", when, e.ID, ok, err)
 		}
 	}
-	check("version 9")
+	check("written")
 	var stored int
 	if err := s.DB().QueryRow(`SELECT count(*) FROM entities WHERE qname_stored != ''`).Scan(&stored); err != nil || stored != 2 {
 		t.Errorf("%d qualified names stored (%v), want 2: the constant's is its name", stored, err)
 	}
-
-	// Back to version 8: every qualified name in a column of its own.
-	if _, err := s.DB().Exec(undoQNameSQL + undoVersion13SQL + `PRAGMA user_version = 8`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s = openTest(t, root)
-	check("upgraded from version 8")
 }
+
+// TestUpgradeIndexesEveryFileAgain: an index of an older version opens at
+// the current one with its code tables empty, in the current layout, and
+// its analysis forgotten (migrations[13]), so that the next index run, or
+// a hook in the background, indexes every file again; the rows of an older
+// layout cannot be renumbered in place. The chain of migrations from each
+// version runs on tables of that version's layout.
+func TestUpgradeIndexesEveryFileAgain(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		version int
+		sql     string // from version 13's layout to the version's
+	}{
+		{13, ""},
+		{12, undoVersion13SQL},
+		{10, `DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(dst_id, src_id) WHERE dst_id IS NOT NULL;` + undoVersion13SQL},
+		{9, `DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(dst_id) WHERE dst_id IS NOT NULL;` + undoVersion13SQL},
+		{8, undoQNameSQL + undoVersion13SQL},
+		{6, `ALTER TABLE files DROP COLUMN class;` + undoQNameSQL + undoVersion13SQL},
+	} {
+		root := t.TempDir()
+		s := openTest(t, root)
+		putFile(t, s, sampleFile("a.go", 10))
+		if err := s.SetMeta(ctx, MetaComplete, "1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DB().Exec(version13SQL + c.sql + fmt.Sprintf(`PRAGMA user_version = %d`, c.version)); err != nil {
+			t.Fatalf("version %d: %v", c.version, err)
+		}
+		s.Close()
+		s = openTest(t, root)
+		for _, table := range []string{"files", "entities", "refs"} {
+			if n := queryStrings(t, s, `SELECT count(*) FROM `+table); n[0] != "0" {
+				t.Errorf("upgraded from version %d: %s rows in %s, want none", c.version, n[0], table)
+			}
+		}
+		if got := queryStrings(t, s, `SELECT name FROM pragma_table_info('entities') WHERE pk`); !slices.Equal(got, []string{"seq"}) {
+			t.Errorf("upgraded from version %d: entities keyed by %q, want seq", c.version, got)
+		}
+		if got := queryStrings(t, s, `SELECT name FROM sqlite_master WHERE name IN ('refs_src', 'entities_seq')`); len(got) > 0 {
+			t.Errorf("upgraded from version %d: %q left", c.version, got)
+		}
+		for _, key := range []string{"analyzer", MetaComplete} {
+			if v, err := s.Meta(ctx, key); err != nil || v != "" {
+				t.Errorf("upgraded from version %d: %s %q (%v), want it forgotten", c.version, key, v, err)
+			}
+		}
+		putFile(t, s, sampleFile("a.go", 10))
+		if refs, err := s.RefsFrom(ctx, 11); err != nil || len(refs) != 1 {
+			t.Errorf("upgraded from version %d: references of the function %+v (%v)", c.version, refs, err)
+		}
+		s.Close()
+	}
+}
+
+// version13SQL turns the code tables of a new index back into version 13's
+// layout (entities keyed by id, numbered by seq; references found by
+// source through refs_src) and writes sampleFile("a.go", 10) into them.
+const version13SQL = `DROP TABLE refs; DROP TABLE entities;
+	CREATE TABLE entities (
+		id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, parent_stored INTEGER, kind_stored TEXT NOT NULL,
+		name TEXT NOT NULL, qname_stored TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+		signature_stored TEXT NOT NULL DEFAULT '', doc TEXT NOT NULL DEFAULT '', seq INTEGER NOT NULL,
+		qname TEXT GENERATED ALWAYS AS (iif(qname_stored = '', name, qname_stored)) VIRTUAL,
+		signature TEXT GENERATED ALWAYS AS (replace(signature_stored, char(1), name)) VIRTUAL,
+		kind TEXT GENERATED ALWAYS AS (iif(kind_stored = '1', 'file', iif(kind_stored = '8', 'function', kind_stored))) VIRTUAL,
+		parent_id INTEGER GENERATED ALWAYS AS (
+			iif(parent_stored IS NULL, iif(id = file_id, NULL, file_id), nullif(parent_stored, 0))) VIRTUAL);
+	CREATE UNIQUE INDEX entities_seq ON entities(seq);
+	CREATE TABLE refs (src_id INTEGER NOT NULL, kind INTEGER NOT NULL, name TEXT NOT NULL,
+		qualifier TEXT NOT NULL DEFAULT '', line INTEGER NOT NULL, dst_id INTEGER);
+	CREATE INDEX refs_src ON refs(src_id);
+	CREATE INDEX refs_dst ON refs(dst_id, src_id, kind) WHERE dst_id IS NOT NULL;
+	INSERT INTO entities(id, file_id, parent_stored, kind_stored, name, qname_stored, start_line, end_line, signature_stored, seq)
+		VALUES (10, 10, NULL, '1', 'a.go', 'a.go', 1, 9, '', 1), (11, 10, NULL, '8', 'ListenAndServe', 'http.ListenAndServe', 2, 5, 'func ' || char(1) || '()', 2);
+	INSERT INTO refs(src_id, kind, name, line) VALUES (11, 1, 'Serve', 3);
+	`
 
 // undoQNameSQL turns the entities table back into its form before schema
 // version 9: every qualified name in a column of its own.
@@ -146,42 +146,6 @@ const undoVersion13SQL = `ALTER TABLE entities ADD COLUMN whole_signature TEXT N
 	ALTER TABLE entities RENAME COLUMN whole_kind TO kind;
 	ALTER TABLE entities RENAME COLUMN whole_parent TO parent_id;
 	`
-
-// TestRefsByTargetIndexUpgrades: an index of version 9, whose refs_dst
-// holds only the target, and one of version 10, ordered by source but
-// without the kind, get the index that covers EdgesTo.
-func TestRefsByTargetIndexUpgrades(t *testing.T) {
-	root := t.TempDir()
-	s := openTest(t, root)
-	putFile(t, s, sampleFile("a.go", 10))
-	columns := func() []string {
-		t.Helper()
-		return queryStrings(t, s, `SELECT name FROM pragma_index_info('refs_dst') ORDER BY seqno`)
-	}
-	const want = "dst_id,src_id,kind"
-	if got := strings.Join(columns(), ","); got != want {
-		t.Fatalf("new index: refs_dst on %s", got)
-	}
-	for _, old := range []struct {
-		version int
-		index   string
-	}{
-		{9, "dst_id"},
-		{10, "dst_id, src_id"},
-	} {
-		if _, err := s.DB().Exec(fmt.Sprintf(`DROP INDEX refs_dst; CREATE INDEX refs_dst ON refs(%s) WHERE dst_id IS NOT NULL; %s PRAGMA user_version = %d`, old.index, undoVersion13SQL, old.version)); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-		s = openTest(t, root)
-		if got := strings.Join(columns(), ","); got != want {
-			t.Errorf("upgraded from version %d: refs_dst on %s", old.version, got)
-		}
-		if fs, err := s.Files(context.Background()); err != nil || len(fs) != 1 {
-			t.Errorf("upgraded from version %d: %d files (%v), want the one written", old.version, len(fs), err)
-		}
-	}
-}
 
 // TestEdgesToReadsTheIndexAlone: reading an entity's users needs no row of
 // the refs table (decision 0123).
@@ -309,70 +273,6 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 		t.Fatal(err)
 	}
 	return strings.Join(plan, "; ")
-}
-
-// TestUpgradeFromVersion12: an index of version 12 opens with its
-// full-text tables recreated in the layouts of decision 0131 and its
-// analysis forgotten, so that the next index run analyses every file
-// again; its entities' signatures, kinds and parents, stored whole, read
-// as before.
-func TestUpgradeFromVersion12(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	s := openTest(t, root)
-	putFile(t, s, sampleFile("a.go", 10))
-	// Back to version 12's tables: the whole-file tables with positions,
-	// the entity table with a pad column, signatures stored whole.
-	if _, err := s.DB().Exec(`DROP TABLE fts_vocab; DROP TABLE fts; DROP TABLE fts_files; DROP TABLE fts_files_aside;
-		CREATE VIRTUAL TABLE fts USING fts5(name, qname, path, signature, doc, body,
-			signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16, pad,
-			content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0');
-		CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
-		CREATE VIRTUAL TABLE fts_files USING fts5(path, body,
-			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
-		CREATE VIRTUAL TABLE fts_files_aside USING fts5(path, body,
-			content='', contentless_delete=1, detail=full, tokenize='unicode61 remove_diacritics 0');
-		INSERT INTO fts_files(rowid, path, body) VALUES (1, 'net http', 'serv serv');
-		DROP INDEX refs_name; CREATE INDEX refs_name ON refs(name);
-		DROP INDEX entities_name; CREATE INDEX entities_name ON entities(name COLLATE NOCASE);
-		` + undoVersion13SQL + `
-		UPDATE entities SET signature = 'func ListenAndServe(addr string)' WHERE name = 'ListenAndServe';
-		INSERT OR REPLACE INTO meta(key, value) VALUES ('analyzer', 'old'), ('` + MetaComplete + `', '1');
-		PRAGMA user_version = 12`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s = openTest(t, root)
-	for _, table := range []string{"fts", "fts_files", "fts_files_aside"} {
-		if got, want := tableColumns(t, s, table), layoutOf(table).columns(); !slices.Equal(got, want) {
-			t.Errorf("upgraded from version 12: %s has columns %q, want %q", table, got, want)
-		}
-		var q string
-		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&q); err != nil || !strings.Contains(q, "detail=column") {
-			t.Errorf("upgraded from version 12: %s (%v)", q, err)
-		}
-	}
-	for index, key := range map[string]string{"refs_name": "ctxhash(name)", "entities_name": "ctxnamekey(name)"} {
-		var ddl string
-		if err := s.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, index).Scan(&ddl); err != nil || !strings.Contains(ddl, key) {
-			t.Errorf("upgraded from version 12: %s is %q (%v)", index, ddl, err)
-		}
-	}
-	for _, key := range []string{"analyzer", MetaComplete} {
-		if v, err := s.Meta(ctx, key); err != nil || v != "" {
-			t.Errorf("upgraded from version 12: %s %q (%v), want it forgotten", key, v, err)
-		}
-	}
-	var sig string
-	if err := s.DB().QueryRow(`SELECT signature FROM entities WHERE name = 'ListenAndServe'`).Scan(&sig); err != nil || sig != "func ListenAndServe(addr string)" {
-		t.Errorf("upgraded from version 12: signature %q (%v)", sig, err)
-	}
-	if rows := queryStrings(t, s, `SELECT id || ' ' || kind || ' ' || coalesce(parent_id, 'none') FROM entities ORDER BY id`); !slices.Equal(rows, []string{"10 file none", "11 function 10"}) {
-		t.Errorf("upgraded from version 12: entities %q", rows)
-	}
-	if fs, err := s.Files(ctx); err != nil || len(fs) != 1 {
-		t.Errorf("upgraded from version 12: %d files (%v), want the one written", len(fs), err)
-	}
 }
 
 // TestTextLayouts: the columns the writer fills and ctxrank weighs are

@@ -20,6 +20,7 @@ type Writer struct {
 	delWhole, delFile, setDst     *sql.Stmt
 	insAside, delAside            *sql.Stmt
 	setRef, delRef                *sql.Stmt
+	fileSeqs, entitySeq           *sql.Stmt
 
 	// t names the code tables written: the live ones, or a rebuild's.
 	t *tableNames
@@ -27,6 +28,9 @@ type Writer struct {
 	// nextSeq is the next entities.seq to assign.
 	nextSeq int64
 	seqs    map[int64]int64 // entity id → seq, for the file being written
+	// kept is the seq of each entity of the file being written that was
+	// stored before: it keeps its seq, and so its references' rows.
+	kept map[int64]int64
 
 	// unmapped says the transactions read the index file through SQLite's
 	// page cache rather than the memory map (Unmap).
@@ -144,7 +148,9 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		{&w.delDocs, `DELETE FROM {fts} WHERE rowid IN (SELECT seq FROM {entities} WHERE file_id = ?)`},
 		{&w.delWhole, `DELETE FROM {fts_files} WHERE rowid IN (SELECT seq FROM {entities} WHERE id = ?)`},
 		{&w.delAside, `DELETE FROM {fts_files_aside} WHERE rowid IN (SELECT seq FROM {entities} WHERE id = ?)`},
-		{&w.delRefs, `DELETE FROM {refs} WHERE src_id IN (SELECT id FROM {entities} WHERE file_id = ?)`},
+		{&w.delRefs, `DELETE FROM {refs} WHERE rowid IN (SELECT r.rowid FROM {entities} e JOIN {refs} r ON ` + refsOfEntity("e", "r") + ` WHERE e.file_id = ?)`},
+		{&w.fileSeqs, `SELECT id, seq FROM {entities} WHERE file_id = ?`},
+		{&w.entitySeq, `SELECT seq FROM {entities} WHERE id = ?`},
 		{&w.delEntities, `DELETE FROM {entities} WHERE file_id = ?`},
 		{&w.delFile, `DELETE FROM {files} WHERE id = ?`},
 		{&w.setDst, `UPDATE {refs} SET dst_id = ? WHERE rowid = ?`},
@@ -166,11 +172,11 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		head string
 		cols int
 	}{
-		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(id, file_id, parent_stored, kind_stored, name, qname_stored, start_line, end_line, signature_stored, doc, seq) VALUES`, 11},
+		{&w.insEntity, `INSERT OR REPLACE INTO {entities}(seq, id, file_id, parent_stored, kind_stored, name, qname_stored, start_line, end_line, signature_stored, doc) VALUES`, 11},
 		// OR FAIL: a failed row ends the whole transaction anyway, and
 		// without ABORT's partial rollback SQLite keeps no statement
 		// journal for the pages the row and its three indexes touch.
-		{&w.insRef, `INSERT OR FAIL INTO {refs}(src_id, kind, name, qualifier, line, dst_id) VALUES`, 6},
+		{&w.insRef, `INSERT OR FAIL INTO {refs}(rowid, src_id, kind, name, qualifier, line, dst_id) VALUES`, 7},
 		{&w.insDoc, `INSERT INTO {fts}(rowid, ` + strings.Join(entityLayout.columns(), ", ") + `) VALUES`, 1 + len(entityLayout.columns())},
 	}
 	for _, in := range ins {
@@ -187,6 +193,7 @@ func (s *Store) beginWrite(ctx context.Context, t *tableNames, nextSeq int64) (*
 		}
 	}
 	w.seqs = map[int64]int64{}
+	w.kept = map[int64]int64{}
 	return w, nil
 }
 
@@ -267,14 +274,23 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 		return err
 	}
 	ctx = quick(ctx)
+	clear(w.kept)
 	if replace {
+		if err := w.readSeqs(ctx, fileID); err != nil {
+			return err
+		}
 		if err := w.clearFile(ctx, fileID, keepRefs); err != nil {
 			return err
 		}
 	}
 	clear(w.seqs)
 	for i := range ents {
-		w.seqs[ents[i].ID] = w.nextSeq
+		id := ents[i].ID
+		if seq, ok := w.kept[id]; ok {
+			w.seqs[id] = seq
+			continue
+		}
+		w.seqs[id] = w.nextSeq
 		w.nextSeq++
 	}
 	err := w.insEntity.insert(ctx, len(ents), func(i int, dst []any) []any {
@@ -284,7 +300,7 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 		if qname == e.Name {
 			qname = ""
 		}
-		return append(dst, e.ID, fileID, storedParent(e, fileID), storedKind(e.Kind), e.Name, qname, e.StartLine, e.EndLine, storedSignature(e.Signature, e.Name), e.Doc, w.seqs[e.ID])
+		return append(dst, w.seqs[e.ID], e.ID, fileID, storedParent(e, fileID), storedKind(e.Kind), e.Name, qname, e.StartLine, e.EndLine, storedSignature(e.Signature, e.Name), e.Doc)
 	})
 	if err != nil {
 		return classify(fmt.Errorf("store entities: %w", err))
@@ -302,6 +318,25 @@ func (w *Writer) putEntities(ctx context.Context, fileID int64, ents []Entity, d
 		return classify(fmt.Errorf("store entity text: %w", err))
 	}
 	return nil
+}
+
+// readSeqs reads the seqs of a file's stored entities into w.kept: an
+// entity written again keeps its seq, so that its references' rows, which
+// ReplaceRefs keeps, stay its own.
+func (w *Writer) readSeqs(ctx context.Context, fileID int64) error {
+	rows, err := w.fileSeqs.QueryContext(ctx, fileID)
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			return classify(err)
+		}
+		w.kept[id] = seq
+	}
+	return classify(rows.Err())
 }
 
 // PutWhole writes a file's whole-file document (after PutEntities cleared
@@ -431,7 +466,7 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 	for _, q := range []string{
 		`DELETE FROM {fts} WHERE rowid IN (SELECT seq FROM {entities} WHERE file_id NOT IN (SELECT id FROM {files}))`,
 		`DELETE FROM {fts_files} WHERE rowid IN (SELECT seq FROM {entities} WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM {files}))`,
-		`DELETE FROM {refs} WHERE src_id NOT IN (SELECT id FROM {entities} WHERE file_id IN (SELECT id FROM {files}))`,
+		`DELETE FROM {refs} WHERE rowid >> ` + strconv.Itoa(refPlaceBits) + ` NOT IN (SELECT seq FROM {entities} WHERE file_id IN (SELECT id FROM {files}))`,
 		`DELETE FROM {entities} WHERE file_id NOT IN (SELECT id FROM {files})`,
 		`DELETE FROM {fts_files_aside} WHERE rowid IN (SELECT seq FROM {entities} WHERE kind = 'file' AND file_id NOT IN (SELECT id FROM {files}))`,
 	} {
@@ -442,18 +477,57 @@ func (w *Writer) PurgeOrphans(ctx context.Context) error {
 	return nil
 }
 
-// PutRefs inserts references.
+// PutRefs inserts the references of entities that have none stored, in
+// order: each source's first MaxRefsPerEntity.
 func (w *Writer) PutRefs(ctx context.Context, refs []Ref) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return classify(w.insRef.insert(quick(ctx), len(refs), func(i int, dst []any) []any {
-		r := &refs[i]
+	return w.putRefs(quick(ctx), refs, map[int64]refPlace{})
+}
+
+// refPlace is where a source entity's next reference row goes: the
+// entity's seq and the reference's place among the entity's.
+type refPlace struct {
+	seq   int64
+	place int
+}
+
+// putRefs inserts refs, each in its source's next place (next, updated),
+// or from the first place for a source not in next. References past a
+// source's last place are not stored.
+func (w *Writer) putRefs(ctx context.Context, refs []Ref, next map[int64]refPlace) error {
+	rowIDs := make([]int64, 0, len(refs))
+	keep := refs[:0:0]
+	for i := range refs {
+		src := refs[i].SrcID
+		p, ok := next[src]
+		if !ok {
+			p.seq, ok = w.seqs[src] // the file just written
+		}
+		if !ok {
+			if err := w.entitySeq.QueryRowContext(ctx, src).Scan(&p.seq); err != nil {
+				if err == sql.ErrNoRows {
+					return fmt.Errorf("store reference %s: source entity %d is not stored", refs[i].Name, src)
+				}
+				return classify(err)
+			}
+		}
+		if p.place >= MaxRefsPerEntity {
+			continue
+		}
+		rowIDs = append(rowIDs, refRowID(p.seq, p.place))
+		keep = append(keep, refs[i])
+		p.place++
+		next[src] = p
+	}
+	return classify(w.insRef.insert(ctx, len(keep), func(i int, dst []any) []any {
+		r := &keep[i]
 		var dst0 any
 		if r.DstID != 0 {
 			dst0 = r.DstID
 		}
-		return append(dst, r.SrcID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst0)
+		return append(dst, rowIDs[i], r.SrcID, int(r.Kind), r.Name, r.Qualifier, r.Line, dst0)
 	}))
 }
 
