@@ -456,7 +456,7 @@ func (s *Store) search(ctx context.Context, match string, w FieldWeights, limit 
 	// rankBy).
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %d) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %d`,
+		`+hitEntity+` ORDER BY h.score DESC, e.id LIMIT %d`,
 		tieDepth(limit), limit), match, w.rank())
 	if err != nil {
 		return nil, classify(fmt.Errorf("full-text search: %w", err))
@@ -654,7 +654,7 @@ func (s *Store) DeclaresTerm(ctx context.Context, term string) (bool, error) {
 func (s *Store) NamesDirectory(ctx context.Context, term string, analyze func(segment string) []string) (bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT f.path FROM
 		(SELECT rowid AS seq FROM fts_files WHERE fts_files MATCH ? LIMIT `+limitSQL(dirCandidates)+`) h
-		JOIN entities e ON e.seq = h.seq JOIN files f ON f.id = e.file_id`, `{`+strings.Join(fileLayout.columnsOf("path"), " ")+`} : `+ftsString(term))
+		`+hitEntity+` JOIN files f ON f.id = e.file_id`, `{`+strings.Join(fileLayout.columnsOf("path"), " ")+`} : `+ftsString(term))
 	if err != nil {
 		return false, classify(fmt.Errorf("directory named %q: %w", term, err))
 	}
@@ -701,7 +701,7 @@ func (s *Store) NamedByPhrase(ctx context.Context, terms []string, limit int, an
 	// the statement reads postings only as far as its rows are asked for.
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
 		(SELECT rowid AS seq FROM fts WHERE fts MATCH ?) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.seq`, match)
+		`+hitEntity+` ORDER BY h.seq`, match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("names with %q: %w", strings.Join(terms, " "), err))
 	}
@@ -760,7 +760,7 @@ func (s *Store) NamedByAll(ctx context.Context, terms []string, limit int) ([]Na
 	match := `{name} : (` + andQuery(terms) + `)`
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.file_id, e.name FROM
 		(SELECT rowid AS seq FROM fts WHERE fts MATCH ? LIMIT `+limitSQL(limit)+`) h
-		JOIN entities e ON e.seq = h.seq ORDER BY e.id`, match)
+		`+hitEntity+` ORDER BY e.id`, match)
 	if err != nil {
 		return nil, classify(fmt.Errorf("names with %s: %w", match, err))
 	}
@@ -787,16 +787,20 @@ func (s *Store) BestInFile(ctx context.Context, path string, terms []string, w F
 	if err != nil || !lo.Valid {
 		return nil, classify(err)
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
-		(SELECT rowid AS seq, -%s AS score FROM fts
-		 WHERE fts MATCH ? AND rowid BETWEEN ? AND ?) h
-		JOIN entities e ON e.seq = h.seq WHERE e.file_id = ? AND e.kind != 'file'
-		ORDER BY h.score DESC, e.id LIMIT %d`,
-		w.score(), limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
+	rows, err := s.db.QueryContext(ctx, bestInFileSQL(w.score(), limit), orQuery(terms), lo.Int64, hi.Int64, file.Int64)
 	if err != nil {
 		return nil, classify(fmt.Errorf("best of %s: %w", path, err))
 	}
 	return scanHits(rows)
+}
+
+// bestInFileSQL is BestInFile's search of a range of row numbers, its
+// hits scored by score.
+func bestInFileSQL(score string, limit int) string {
+	return fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
+		(SELECT rowid AS seq, -%s AS score FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ?) h
+		`+hitEntity+` WHERE e.file_id = ? AND e.kind != 'file'
+		ORDER BY h.score DESC, e.id LIMIT %d`, score, limit)
 }
 
 // ScoreDocs returns, for one term, the BM25F score of each of ids that
@@ -810,7 +814,7 @@ func (s *Store) ScoreDocs(ctx context.Context, term string, w FieldWeights, ids 
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, h.score FROM
 		(SELECT rowid AS seq, -%s AS score FROM fts
 		 WHERE fts MATCH ? AND rowid IN (SELECT seq FROM entities WHERE id IN (`+placeholders(len(ids))+`))) h
-		JOIN entities e ON e.seq = h.seq`,
+		`+hitEntity,
 		w.score()), args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("score documents: %w", err))
@@ -928,7 +932,7 @@ func (s *Store) searchFiles(ctx context.Context, corpus Corpus, match string, pa
 	// The row number is the file entity's seq; its id is the file's id.
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT e.id, e.file_id, h.score FROM
 		(SELECT rowid AS seq, -rank AS score FROM %[1]s WHERE %[1]s MATCH ? AND rank MATCH ? ORDER BY rank LIMIT %[2]d) h
-		JOIN entities e ON e.seq = h.seq ORDER BY h.score DESC, e.id LIMIT %[3]d`, table, tieDepth(limit), limit),
+		`+hitEntity+` ORDER BY h.score DESC, e.id LIMIT %[3]d`, table, tieDepth(limit), limit),
 		match, fileLayout.rank(pathWeight, bodyWeight))
 	if err != nil {
 		return nil, classify(fmt.Errorf("file search: %w", err))

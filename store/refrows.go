@@ -30,3 +30,10 @@ func refsOfEntity(e, r string) string {
 	return e + ".seq = " + r + ".rowid >> " + strconv.Itoa(refPlaceBits) +
 		" AND " + r + ".rowid BETWEEN " + lo + " AND " + lo + " + " + strconv.Itoa(MaxRefsPerEntity-1)
 }
+
+// hitEntity joins the full-text hits h (rowid AS seq) to their entities e.
+// CROSS JOIN keeps h the outer loop: entities keyed by seq let the planner
+// carry a range of h's row numbers over to e and probe the full-text index
+// once per entity instead, every probe a seek through each term's postings
+// (163 ms against 9 ms for a kernel file's best declaration, BestInFile).
+const hitEntity = "CROSS JOIN entities e ON e.seq = h.seq"

@@ -155,3 +155,15 @@ func TestReferencesPastAnEntitysPlaces(t *testing.T) {
 		t.Errorf("after the replace: %d references %q … %q, want new0 and the first %d old", len(names), names[0], names[len(names)-1], MaxRefsPerEntity-1)
 	}
 }
+
+// TestFullTextHitsLeadTheirJoin: a search of a file's range of row numbers
+// reads the postings once and finds each hit's entity by its key; it does
+// not probe the full-text index once per entity of the range.
+func TestFullTextHitsLeadTheirJoin(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	putFile(t, s, sampleFile("a.go", 10))
+	got := queryPlan(t, s, bestInFileSQL(FieldWeights{1, 1, 1, 1, 1, 1}.score(), 1), "serv", 1, 2, 10)
+	if !strings.HasPrefix(got, "SCAN fts") || !strings.Contains(got, "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)") {
+		t.Errorf("plan %q: want the full-text hits first, each entity by its seq", got)
+	}
+}

@@ -466,9 +466,9 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 }
 
 // Compact rewrites the index file without its free pages and with every
-// table's rows in key order (VACUUM): after a cold run, whose entities
-// arrive in the random order of their hashed ids and leave their pages
-// about 80 % full, and after a rebuild, which frees every page of the
+// table's rows in key order (VACUUM): after a cold run, whose entities'
+// unique index of ids fills in the random order of the hashes and leaves
+// its pages about 80 % full, and after a rebuild, which frees every page of the
 // tables it replaced (decision 0115). The copy is built in a temporary
 // file, not in memory as the connection's other temporary data is, and the
 // file is read through the page cache rather than the memory map, so that

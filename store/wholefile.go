@@ -81,7 +81,7 @@ func (s *Store) filePostings(ctx context.Context, table string, terms []string, 
 			table, fileLayout.score(table, pathWeight, bodyWeight), i)
 		args[i] = ftsString(t)
 	}
-	q.WriteString(`) h JOIN entities e ON e.seq = h.seq`)
+	q.WriteString(`) h ` + hitEntity)
 	rows, err := s.db.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return classify(fmt.Errorf("whole-file postings: %w", err))
