@@ -351,23 +351,7 @@ DROP TABLE fts_vocab;
 DROP TABLE fts;
 DROP TABLE fts_files;
 DROP TABLE fts_files_aside;
-CREATE VIRTUAL TABLE fts USING fts5(
-	name, qname, path, signature, doc, body,
-	signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16,
-	content='', contentless_delete=1, detail=column,
-	tokenize='unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, row);
-CREATE VIRTUAL TABLE fts_files USING fts5(
-	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
-	content='', contentless_delete=1, detail=column,
-	tokenize='unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE fts_files_aside USING fts5(
-	path, body, path_2, path_4, path_8, path_16, body_2, body_4, body_8, body_16,
-	content='', contentless_delete=1, detail=column,
-	tokenize='unicode61 remove_diacritics 0'
-);
+` + fullTextTables + `
 -- The analysis forgotten, the index is not complete until a run has
 -- analysed every file again: readers have it rebuilt in the background.
 DELETE FROM meta WHERE key IN ('analyzer', '` + MetaComplete + `');
@@ -450,7 +434,11 @@ CREATE TABLE refs (
 	dst_id    INTEGER
 );
 
-CREATE VIRTUAL TABLE fts USING fts5(
+` + fullTextTables
+
+// fullTextTables creates the full-text tables of schema versions 13 and 14
+// (textLayout describes their columns).
+const fullTextTables = `CREATE VIRTUAL TABLE fts USING fts5(
 	name, qname, path, signature, doc, body,
 	signature_2, signature_4, signature_8, signature_16, doc_2, doc_4, doc_8, doc_16,
 	content='', contentless_delete=1, detail=column,
