@@ -84,6 +84,9 @@ type Response struct {
 	Refused string `json:"refused,omitempty"`
 	// Error is a query's failure, to report as the command's error.
 	Error string `json:"error,omitempty"`
+	// Note is what a query's command prints on stderr beside Output: that
+	// the index is being built and the answer may be incomplete.
+	Note string `json:"note,omitempty"`
 	// Daemon answers an Info request.
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 }

@@ -59,8 +59,8 @@ type ServeOptions struct {
 	Idle time.Duration
 	Log  *zap.Logger
 	// Query, if set, answers `ctxls query` calls on the daemon's store:
-	// the command's output for q.
-	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error)
+	// the command's output for q, and a note for its stderr.
+	Query func(ctx context.Context, st *store.Store, q *hookcall.Query) (out []byte, note string, err error)
 	// FormatIndex, if set, prints `ctxls index` output (as JSON with
 	// asJSON) for an index call the daemon answers without a walk.
 	FormatIndex func(sum index.Summary, asJSON bool) ([]byte, error)
@@ -428,7 +428,7 @@ func (d *daemon) query(ctx context.Context, q *hookcall.Query) hookcall.Response
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
 	defer cancel()
 	start := time.Now()
-	out, err := d.opts.Query(ctx, d.st, q)
+	out, note, err := d.opts.Query(ctx, d.st, q)
 	if store.IsCorrupt(err) {
 		d.stop(errCorrupt)
 		return hookcall.Response{Refused: "the index is corrupt"}
@@ -438,7 +438,7 @@ func (d *daemon) query(ctx context.Context, q *hookcall.Query) hookcall.Response
 		return hookcall.Response{Error: err.Error()}
 	}
 	d.log.Info("query answered", zap.Duration("took", time.Since(start)))
-	return hookcall.Response{Output: out}
+	return hookcall.Response{Output: out, Note: note}
 }
 
 // homeDir is the process's home directory, "" when it has none.

@@ -35,6 +35,11 @@ import (
 // ErrNoIndex is returned by Open in read-only mode when no index exists.
 var ErrNoIndex = errors.New("no index: run 'ctxls index' first")
 
+// ErrOutdated is returned by Open in read-only mode for an index of an
+// older schema version, which only a writer migrates ('ctxls index', a
+// hook, the daemon).
+var ErrOutdated = errors.New("the index was written by an older ctxls")
+
 // ErrCorrupt is returned when the index file is damaged or is not a ctxls
 // index. Writers recover by moving it aside and rebuilding.
 var ErrCorrupt = errors.New("index is corrupt or not a ctxls index")
@@ -327,6 +332,8 @@ func (s *Store) check(ctx context.Context) error {
 		return nil
 	case userVersion < SchemaVersion && !s.readOnly:
 		return errOutdated
+	case userVersion < SchemaVersion:
+		return fmt.Errorf("%w: %s has schema version %d, this ctxls reads %d: run 'ctxls index'", ErrOutdated, s.path, userVersion, SchemaVersion)
 	default:
 		// A newer or unknown schema: a reader cannot use it; a writer
 		// rebuilds (the index is derived data).

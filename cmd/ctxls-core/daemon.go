@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/hooks"
 	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/logging"
+	"github.com/ctxls/ctxls/store"
 )
 
 func newDaemonCmd() *cobra.Command {
@@ -62,7 +63,9 @@ hooks.daemon: false is set in .ctxls/config.yaml. Logs go to .ctxls/ctxls.log.`,
 			tctx, stopTeam := context.WithCancel(cmd.Context())
 			defer stopTeam()
 			go watchTeam(tctx, abs, log)
-			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: answerQuery,
+			err = hookd.Serve(cmd.Context(), hookd.ServeOptions{Root: abs, Identity: hookcall.Identity(exe), Idle: idle, Log: log, Query: func(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, string, error) {
+				return answerQuery(ctx, st, abs, q)
+			},
 				FormatIndex: formatIndex, Heal: func(root, reason string) { heal(root, reason, log) }})
 			if errors.Is(err, hookd.ErrRunning) {
 				return fmt.Errorf("%w (%s)", err, abs)

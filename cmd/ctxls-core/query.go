@@ -112,13 +112,37 @@ func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string)
 		}
 	}
 	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrOutdated) {
+		// Only a writer migrates it: the rebuild a hook would start.
+		var log *zap.Logger
+		started := heal(abs, store.ErrOutdated.Error(), workspaceLog(abs, &log))
+		if locked, _ := index.Locked(abs); started || locked {
+			return "", cfg, nil, "", fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", abs, store.ErrOutdated)
+		}
+	}
 	if err != nil {
 		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
 	}
-	if reason, _ := healIfNeeded(ctx, st, abs, nil); reason != "" {
-		fmt.Fprintf(stderr, "ctxls: %s; it is being rebuilt in the background, so answers may be incomplete\n", reason)
-	}
+	fmt.Fprint(stderr, indexNote(ctx, st, abs, nil))
 	return abs, cfg, st, text, nil
+}
+
+// indexNote is what a query says on stderr of the index it answers from,
+// "" when that index is complete. An index that is partial or incomplete
+// with no indexer at work is rebuilt in the background (healIfNeeded); one
+// that an indexer is building, as after a migration or a first index run
+// cut short, is said to be incomplete too.
+func indexNote(ctx context.Context, st *store.Store, root string, log *zap.Logger) string {
+	reason, h := healIfNeeded(ctx, st, root, log)
+	switch {
+	case reason != "":
+		return "ctxls: " + reason + "; it is being rebuilt in the background, so answers may be incomplete\n"
+	case h.Indexing:
+		if done, err := st.Meta(ctx, store.MetaComplete); err == nil && done == "" {
+			return "ctxls: the index is being built (no index run has finished into it yet), so answers may be incomplete\n"
+		}
+	}
+	return ""
 }
 
 // freshFor re-indexes, in its own writable connection (the command reads
@@ -185,6 +209,7 @@ entities ("-" reads TEXT from stdin). With --json it prints one object:
 						case err == nil && resp.Error != "":
 							return errors.New(resp.Error)
 						case err == nil:
+							fmt.Fprint(cmd.ErrOrStderr(), resp.Note)
 							_, err = cmd.OutOrStdout().Write(resp.Output)
 							return err
 						case !errors.Is(err, errInProcess):
@@ -272,17 +297,17 @@ func writeQuery(w io.Writer, resp *retrieval.Response, asJSON, explain bool) err
 }
 
 // answerQuery is the daemon's side of `ctxls query`: the command's output
-// for q, from the daemon's open index.
-func answerQuery(ctx context.Context, st *store.Store, q *hookcall.Query) ([]byte, error) {
+// for q, from the daemon's open index of root, and its note (indexNote).
+func answerQuery(ctx context.Context, st *store.Store, root string, q *hookcall.Query) ([]byte, string, error) {
 	resp, err := retrieval.Query(ctx, st, retrieval.Request{Text: q.Text, Limit: q.Limit, MinRelevance: q.MinRelevance, ActiveFiles: q.ActiveFiles})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var buf bytes.Buffer
 	if err := writeQuery(&buf, resp, q.JSON, q.Explain); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), indexNote(ctx, st, root, nil), nil
 }
 
 func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {

@@ -65,9 +65,9 @@ func hookViaDaemon(core, event string, data []byte) (out []byte, ok bool) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, false
 	}
-	out, answered, late := ask(core, &hookcall.Request{Event: event, Root: workspace.FindRoot(in.Cwd), Input: data}, hookWait)
+	resp, answered, late := ask(core, &hookcall.Request{Event: event, Root: workspace.FindRoot(in.Cwd), Input: data}, hookWait)
 	if late {
 		return nil, true // too late for any answer
 	}
-	return out, answered
+	return resp.Output, answered
 }

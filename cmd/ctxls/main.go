@@ -47,22 +47,23 @@ func main() {
 		if req, ok := parseIndex(args[1:]); ok {
 			// An answer without output is a daemon of a build that
 			// took the call for a ping.
-			if out, answered, _ := ask(core, req, indexWait); answered && len(out) > 0 {
-				os.Stdout.Write(out)
+			if resp, answered, _ := ask(core, req, indexWait); answered && len(resp.Output) > 0 {
+				os.Stdout.Write(resp.Output)
 				return
 			}
 		}
 	case len(args) > 0 && args[0] == "query" && !hookcall.Off():
 		if q, ok := parseQuery(args[1:]); ok {
 			if req, ok := q.request(); ok {
-				out, answered, late := ask(core, req, queryWait)
+				resp, answered, late := ask(core, req, queryWait)
 				switch {
 				case late:
 					// Asking again in ctxls-core would wait as long.
 					fmt.Fprintf(os.Stderr, "ctxls: the workspace daemon did not answer within %v\n", queryWait)
 					os.Exit(1)
 				case answered:
-					os.Stdout.Write(out)
+					os.Stderr.WriteString(resp.Note)
+					os.Stdout.Write(resp.Output)
 					return
 				}
 			}
@@ -72,11 +73,11 @@ func main() {
 }
 
 // ask sends req, with this user's home directory, to the workspace's daemon
-// as a client of core's build. answered is false when ctxls-core must run
+// as a client of core's build, and returns its answer. answered is false when ctxls-core must run
 // the call instead (no daemon, another build, a refusal or an error, which
 // ctxls-core reports); late, when the daemon took the call but did not
 // answer within wait.
-func ask(core string, req *hookcall.Request, wait time.Duration) (out []byte, answered, late bool) {
+func ask(core string, req *hookcall.Request, wait time.Duration) (resp hookcall.Response, answered, late bool) {
 	req.Identity = hookcall.Identity(core)
 	req.Home, _ = os.UserHomeDir()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -84,11 +85,11 @@ func ask(core string, req *hookcall.Request, wait time.Duration) (out []byte, an
 	resp, err := hookcall.Call(ctx, req)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, false, true
+		return resp, false, true
 	case err != nil, resp.Refused != "", resp.Error != "":
-		return nil, false, false
+		return resp, false, false
 	}
-	return resp.Output, true, false
+	return resp, true, false
 }
 
 // coreBinary is ctxls-core beside this executable, else on PATH.

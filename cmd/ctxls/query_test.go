@@ -104,7 +104,10 @@ func TestQueryViaDaemon(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- hookd.Serve(ctx, hookd.ServeOptions{Root: root, Identity: hookcall.Identity(core),
-			Query: func(_ context.Context, _ *store.Store, q *hookcall.Query) ([]byte, error) { return json.Marshal(q) }})
+			Query: func(_ context.Context, _ *store.Store, q *hookcall.Query) ([]byte, string, error) {
+				out, err := json.Marshal(q)
+				return out, "ctxls: the index is being built\n", err
+			}})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -125,12 +128,15 @@ func TestQueryViaDaemon(t *testing.T) {
 	if !ok {
 		t.Fatal("no request for the command line")
 	}
-	out, answered, late := ask(core, req, queryWait)
+	resp, answered, late := ask(core, req, queryWait)
 	if !answered || late {
 		t.Fatalf("the daemon did not answer (late %v)", late)
 	}
+	if resp.Note != "ctxls: the index is being built\n" {
+		t.Errorf("the daemon's note %q did not arrive", resp.Note)
+	}
 	var got hookcall.Query
-	if err := json.Unmarshal(out, &got); err != nil {
+	if err := json.Unmarshal(resp.Output, &got); err != nil {
 		t.Fatal(err)
 	}
 	want := hookcall.Query{Text: "Login fails", Limit: 3, ActiveFiles: []string{"auth/auth.go", "/elsewhere/x.go"}, JSON: true}
