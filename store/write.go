@@ -497,8 +497,11 @@ type refPlace struct {
 // or from the first place for a source not in next. References past a
 // source's last place are not stored.
 func (w *Writer) putRefs(ctx context.Context, refs []Ref, next map[int64]refPlace) error {
+	// The rows stored: their numbers, and their places in refs (not a
+	// copy of the references: a kernel's largest files have tens of
+	// thousands, and a copy raised the cold run's peak memory).
 	rowIDs := make([]int64, 0, len(refs))
-	keep := refs[:0:0]
+	rows := make([]int32, 0, len(refs))
 	for i := range refs {
 		src := refs[i].SrcID
 		p, ok := next[src]
@@ -517,12 +520,12 @@ func (w *Writer) putRefs(ctx context.Context, refs []Ref, next map[int64]refPlac
 			continue
 		}
 		rowIDs = append(rowIDs, refRowID(p.seq, p.place))
-		keep = append(keep, refs[i])
+		rows = append(rows, int32(i))
 		p.place++
 		next[src] = p
 	}
-	return classify(w.insRef.insert(ctx, len(keep), func(i int, dst []any) []any {
-		r := &keep[i]
+	return classify(w.insRef.insert(ctx, len(rows), func(i int, dst []any) []any {
+		r := &refs[rows[i]]
 		var dst0 any
 		if r.DstID != 0 {
 			dst0 = r.DstID
