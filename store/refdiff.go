@@ -36,7 +36,8 @@ func (w *Writer) ReplaceRefs(ctx context.Context, old, refs []Ref) error {
 	for _, r := range old {
 		k := key{r.SrcID, r.Kind, r.Name, r.Qualifier}
 		stored[k] = append(stored[k], r)
-		p := refPlace{seq: refSeq(r.RowID), place: int(r.RowID-refRowID(refSeq(r.RowID), 0)) + 1}
+		p := refAt(r.RowID)
+		p.place++ // the place after it
 		if q, ok := next[r.SrcID]; !ok || p.place > q.place {
 			next[r.SrcID] = p
 		}

@@ -19,8 +19,11 @@ const MaxRefsPerEntity = 1 << refPlaceBits
 // of the entity numbered seq.
 func refRowID(seq int64, place int) int64 { return seq<<refPlaceBits | int64(place) }
 
-// refSeq is the seq of the source entity of the reference in row rowID.
-func refSeq(rowID int64) int64 { return rowID >> refPlaceBits }
+// refAt is where the reference in row rowID is: its source's seq and its
+// place.
+func refAt(rowID int64) refPlace {
+	return refPlace{seq: rowID >> refPlaceBits, place: int(rowID & (MaxRefsPerEntity - 1))}
+}
 
 // refsOfEntity is the SQL condition that the reference row r is one of the
 // entity row e's: a range of r's rowids when e is known, e's row when r is.

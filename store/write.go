@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -510,7 +511,7 @@ func (w *Writer) putRefs(ctx context.Context, refs []Ref, next map[int64]refPlac
 		}
 		if !ok {
 			if err := w.entitySeq.QueryRowContext(ctx, src).Scan(&p.seq); err != nil {
-				if err == sql.ErrNoRows {
+				if errors.Is(err, sql.ErrNoRows) {
 					return fmt.Errorf("store reference %s: source entity %d is not stored", refs[i].Name, src)
 				}
 				return classify(err)

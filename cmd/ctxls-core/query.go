@@ -123,17 +123,17 @@ func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string)
 	if err != nil {
 		return "", cfg, nil, "", fmt.Errorf("%s: %w", abs, err)
 	}
-	fmt.Fprint(stderr, indexNote(ctx, st, abs, nil))
+	reason, h := healIfNeeded(ctx, st, abs, nil)
+	fmt.Fprint(stderr, indexNote(ctx, st, reason, h))
 	return abs, cfg, st, text, nil
 }
 
 // indexNote is what a query says on stderr of the index it answers from,
-// "" when that index is complete. An index that is partial or incomplete
-// with no indexer at work is rebuilt in the background (healIfNeeded); one
-// that an indexer is building, as after a migration or a first index run
-// cut short, is said to be incomplete too.
-func indexNote(ctx context.Context, st *store.Store, root string, log *zap.Logger) string {
-	reason, h := healIfNeeded(ctx, st, root, log)
+// "" when that index is complete: reason is why it is being rebuilt
+// (index.RebuildReason; the caller or the daemon has the rebuild started),
+// h its health. An index that an indexer is building, as after a migration
+// or a first index run cut short, is said to be incomplete too.
+func indexNote(ctx context.Context, st *store.Store, reason string, h index.Health) string {
 	switch {
 	case reason != "":
 		return "ctxls: " + reason + "; it is being rebuilt in the background, so answers may be incomplete\n"
@@ -307,7 +307,9 @@ func answerQuery(ctx context.Context, st *store.Store, root string, q *hookcall.
 	if err := writeQuery(&buf, resp, q.JSON, q.Explain); err != nil {
 		return nil, "", err
 	}
-	return buf.Bytes(), indexNote(ctx, st, root, nil), nil
+	// The daemon's own checks start the rebuild an index needs.
+	reason, h, _ := index.RebuildReason(ctx, st, root)
+	return buf.Bytes(), indexNote(ctx, st, reason, h), nil
 }
 
 func printQuery(w io.Writer, resp *retrieval.Response, explain bool) {

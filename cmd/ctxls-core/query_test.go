@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
@@ -55,13 +53,20 @@ func TestIndexNoteWhileAnIndexerBuilds(t *testing.T) {
 		t.Fatalf("index lock: %v %v", ok, err)
 	}
 	defer lock.Close()
-	if note := indexNote(ctx, st, root, zap.NewNop()); !strings.Contains(note, "the index is being built") {
+	reason, h, err := index.RebuildReason(ctx, st, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := indexNote(ctx, st, reason, h); !strings.Contains(note, "the index is being built") {
 		t.Errorf("incomplete index, an indexer at work: note %q", note)
 	}
 	if err := st.SetMeta(ctx, store.MetaComplete, "2026-11-28T10:00:00Z"); err != nil {
 		t.Fatal(err)
 	}
-	if note := indexNote(ctx, st, root, zap.NewNop()); note != "" {
+	if reason, h, err = index.RebuildReason(ctx, st, root); err != nil {
+		t.Fatal(err)
+	}
+	if note := indexNote(ctx, st, reason, h); note != "" {
 		t.Errorf("complete index: note %q", note)
 	}
 }
