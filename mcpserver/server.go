@@ -77,6 +77,11 @@ type Options struct {
 	// (~/.claude/memory) and the user's rules (~/.claude/rules) live; ""
 	// means the user's.
 	Home string
+	// Rebuild starts rebuilding an index an older ctxls wrote, which the
+	// read-only server cannot migrate, in the background; it reports
+	// whether a rebuild is under way (started now or before). nil: the
+	// answer asks for 'ctxls index'.
+	Rebuild func(reason string) bool
 }
 
 // FileSection contributes a markdown section to the resource of one file,
@@ -200,6 +205,10 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 	st, err := store.Open(ctx, s.opts.Root, store.Options{ReadOnly: true})
 	if errors.Is(err, store.ErrNoIndex) {
 		return nil, s.errNoIndex()
+	}
+	if errors.Is(err, store.ErrOutdated) && s.opts.Rebuild != nil && s.opts.Rebuild(err.Error()) {
+		s.log.Info("mcp: index of an older ctxls is being rebuilt", zap.Error(err))
+		return nil, fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", s.opts.Root, store.ErrOutdated)
 	}
 	if err != nil {
 		return nil, err

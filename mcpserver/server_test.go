@@ -720,3 +720,35 @@ func TestFilePathThroughLinks(t *testing.T) {
 		}
 	}
 }
+
+// An index an older ctxls wrote cannot be migrated by the read-only server:
+// it asks for the rebuild and says so, or, without a way to start one, asks
+// for 'ctxls index'.
+func TestOlderIndex(t *testing.T) {
+	root := testWorkspace(t, fixture)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	var reasons []string
+	c := connect(t, Options{Root: root, Rebuild: func(reason string) bool { reasons = append(reasons, reason); return true }})
+	text, isErr := call(t, c, "symbol_lookup", map[string]any{"name": "Login"}, nil)
+	if !isErr || !strings.Contains(text, "being rebuilt in the background") {
+		t.Errorf("tool on an older index: %v %q", isErr, text)
+	}
+	// Every answer asks (the resource list at connection did too): the
+	// rebuild starts at most once (heal's own bound).
+	if len(reasons) == 0 || !strings.Contains(reasons[0], fmt.Sprintf("schema version %d", store.SchemaVersion-1)) {
+		t.Errorf("rebuild asked for %q", reasons)
+	}
+
+	d := connect(t, Options{Root: root})
+	if text, isErr := call(t, d, "symbol_lookup", map[string]any{"name": "Login"}, nil); !isErr || !strings.Contains(text, "run 'ctxls index'") {
+		t.Errorf("tool on an older index, no rebuild: %v %q", isErr, text)
+	}
+}

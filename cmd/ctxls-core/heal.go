@@ -129,3 +129,13 @@ func inheritedLock(root string) *os.File {
 	}
 	return f
 }
+
+// rebuildOutdated starts the rebuild of root's index when an older ctxls
+// wrote it (store.ErrOutdated), which only a writer can migrate and the
+// read-only commands (`ctxls query`, `ctxls mcp`) cannot, and reports
+// whether a rebuild is under way: started now, or an indexer at work.
+func rebuildOutdated(root, reason string, log *zap.Logger) bool {
+	started := heal(root, reason, log)
+	locked, _ := index.Locked(root)
+	return started || locked
+}

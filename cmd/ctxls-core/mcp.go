@@ -55,7 +55,8 @@ exists), never to stdout, which carries the protocol.`,
 				}
 			}
 			defer log.Sync()
-			srv, err := mcpserver.New(mcpserver.Options{Root: abs, Version: version, Log: log})
+			srv, err := mcpserver.New(mcpserver.Options{Root: abs, Version: version, Log: log,
+				Rebuild: func(reason string) bool { return rebuildOutdated(abs, reason, log) }})
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/store"
 )
 
 // TestInitMCP registers the server with init --mcp, starts it the way
@@ -67,5 +70,53 @@ func TestInitMCP(t *testing.T) {
 	}
 	if _, _, code := ctxls(t, root, "mcp", "--root", filepath.Join(root, "missing")); code != 2 {
 		t.Errorf("mcp with a missing root: exit %d, want 2", code)
+	}
+}
+
+// TestMCPOnAnOlderIndex: the server answers from an index an older ctxls
+// wrote once the rebuild it starts is done, saying so until then.
+func TestMCPOnAnOlderIndex(t *testing.T) {
+	t.Setenv("CTXLS_HOOK_DAEMON", "0")
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n"), 0o644)
+	if _, errOut, code := ctxls(t, root, "index"); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.Command(os.Getenv("CTXLS_BIN"), "mcp", "--root", root)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "older-index-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lookup := func() (string, bool) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "symbol_lookup", Arguments: map[string]any{"name": "Greet"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	if text, isErr := lookup(); !isErr || !strings.Contains(text, "being rebuilt in the background") {
+		t.Fatalf("first answer on an older index: %v %q", isErr, text)
+	}
+	for {
+		text, isErr := lookup()
+		if !isErr && strings.Contains(text, "main.go:4") {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no answer after the rebuild: %v %q", isErr, text)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -113,10 +113,8 @@ func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string)
 	}
 	st, err := store.Open(ctx, abs, store.Options{ReadOnly: true})
 	if errors.Is(err, store.ErrOutdated) {
-		// Only a writer migrates it: the rebuild a hook would start.
 		var log *zap.Logger
-		started := heal(abs, store.ErrOutdated.Error(), workspaceLog(abs, &log))
-		if locked, _ := index.Locked(abs); started || locked {
+		if rebuildOutdated(abs, err.Error(), workspaceLog(abs, &log)) {
 			return "", cfg, nil, "", fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", abs, store.ErrOutdated)
 		}
 	}
