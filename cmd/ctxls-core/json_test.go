@@ -16,7 +16,7 @@ import (
 // language, a slug, a term, a signal's name, an extension) to figures: docs/json.md
 // writes their keys as *.
 var jsonDataKeys = map[string]bool{"by_kind": true, "by_lang": true, "skip_reasons": true, "skipped": true,
-	"quality": true, "problems": true, "links_by_memory": true, "terms": true, "signals": true, "metadata": true,
+	"quality": true, "problems": true, "links_by_memory": true, "terms": true, "signals": true, "weights": true, "metadata": true,
 	"changed": true, "renamed": true, "unsupported_by_extension": true}
 
 // jsonKeys returns the key paths of a JSON document: a.b for objects,

@@ -255,6 +255,10 @@ type jsonQuery struct {
 	Reason    string                 `json:"reason,omitempty"`
 	Terms     map[string]float64     `json:"terms,omitempty"`
 	Triggers  any                    `json:"triggers,omitempty"`
+	// Weights are the file signals' weights (--explain): a file's score is
+	// their weighted sum times its demotion, so tools that re-score the
+	// files offline read them here rather than copying the constants.
+	Weights map[string]float64 `json:"weights,omitempty"`
 }
 
 func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
@@ -281,6 +285,10 @@ func queryJSON(resp *retrieval.Response, explain bool) jsonQuery {
 	if explain {
 		// [] rather than null when the message has no triggers.
 		out.Terms, out.Triggers = resp.Terms, append([]analyzer.Trigger{}, resp.Triggers...)
+		out.Weights = map[string]float64{}
+		for _, p := range (retrieval.FileSignals{}).Parts() {
+			out.Weights[p.Name] = p.Weight
+		}
 	}
 	return out
 }
