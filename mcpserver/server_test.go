@@ -726,14 +726,7 @@ func TestFilePathThroughLinks(t *testing.T) {
 // for 'ctxls index'.
 func TestOlderIndex(t *testing.T) {
 	root := testWorkspace(t, fixture)
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	wstest.Outdate(t, root)
 
 	var reasons []string
 	c := connect(t, Options{Root: root, Rebuild: func(reason string) bool { reasons = append(reasons, reason); return true }})

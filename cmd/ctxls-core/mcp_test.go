@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/store"
+	"github.com/ctxls/ctxls/internal/wstest"
 )
 
 // TestInitMCP registers the server with init --mcp, starts it the way
@@ -82,14 +81,7 @@ func TestMCPOnAnOlderIndex(t *testing.T) {
 	if _, errOut, code := ctxls(t, root, "index"); code != 0 {
 		t.Fatalf("index: %d %s", code, errOut)
 	}
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	wstest.Outdate(t, root)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
