@@ -19,6 +19,11 @@ const (
 	// maxHistoryTerms bounds the terms of the commit search (the most
 	// informative of the message).
 	maxHistoryTerms = 40
+	// hotFilePower discounts a file that many commits touch: its summed
+	// credit is divided by (1 + its recorded commits)^power. A hub (a
+	// central command.go, models.py) is among the files of any 30 commits
+	// and won on the votes alone (decision 0094's amendment of stop 42).
+	hotFilePower = 0.25
 )
 
 // The recency signal of file ranking (docs/decisions/0114): the files the
@@ -71,8 +76,9 @@ func historyTerms(qtf map[string]int, terms []string, fromMessage map[string]boo
 // pastCommitFiles scores files by the past commits whose messages match
 // terms: each of the best similarCommits commits credits each of its files
 // that the index still tracks with its BM25 similarity (relative to the
-// best commit's) divided by its size to commitSizePower. Scores are
-// normalised to the best file.
+// best commit's) divided by its size to commitSizePower; a file's sum is
+// divided by its number of commits to hotFilePower. Scores are normalised
+// to the best file.
 func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[string]float64, error) {
 	hits, err := st.SimilarCommits(ctx, terms, similarCommits)
 	if err != nil || len(hits) == 0 {
@@ -96,6 +102,17 @@ func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[
 		for _, p := range files[h.ID] {
 			out[p] += credit
 		}
+	}
+	paths := make([]string, 0, len(out))
+	for p := range out {
+		paths = append(paths, p)
+	}
+	counts, err := st.FileCommitCounts(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	for p := range out {
+		out[p] /= math.Pow(float64(1+counts[p]), hotFilePower)
 	}
 	normalise(out)
 	return out, nil

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,5 +129,46 @@ func TestRecencyOrdersEqualFiles(t *testing.T) {
 				t.Errorf("second %s recent %v, want %v", f.Path, f.Signals.Recent, 1/(1+11.0/recencyScale))
 			}
 		})
+	}
+}
+
+// A file that most commits touch gets less from each similar commit than a
+// file that rarely changes (hotFilePower).
+func TestHistoryDiscountsHotFiles(t *testing.T) {
+	root := t.TempDir()
+	gitIn(t, root, "init", "-q")
+	commit := func(msg string, files map[string]string) {
+		wstest.Write(t, root, files)
+		gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
+		gitIn(t, root, "commit", "-q", "-m", msg)
+	}
+	src := func(pkg, body string) string { return "package " + pkg + "\n\n" + body + "\n" }
+	commit("first version", map[string]string{
+		"app/hub.go": src("app", "var Hub = 0"), "app/dial.go": src("app", "var Dial = 0"), "app/pool.go": src("app", "var Pool = 0"),
+	})
+	for i := range 8 { // the hub changes all the time
+		commit(fmt.Sprintf("bump the hub to %d", i), map[string]string{"app/hub.go": src("app", fmt.Sprintf("var Hub = %d", i+1))})
+	}
+	// Two fixes alike, each touching the hub and one file of its own.
+	commit("fix timeout in dial", map[string]string{"app/hub.go": src("app", "var Hub = 10"), "app/dial.go": src("app", "var Dial = 1")})
+	commit("fix timeout in pool", map[string]string{"app/hub.go": src("app", "var Hub = 11"), "app/pool.go": src("app", "var Pool = 1")})
+
+	st := wstest.Open(t, root)
+	counts, err := st.FileCommitCounts(context.Background(), []string{"app/hub.go", "app/dial.go", "app/none.go"})
+	if err != nil || len(counts) != 2 || counts["app/hub.go"] != 11 || counts["app/dial.go"] != 2 {
+		t.Fatalf("FileCommitCounts: %v %v, want hub 11, dial 2", counts, err)
+	}
+	got, err := pastCommitFiles(context.Background(), st, []string{"timeout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Undiscounted the hub would sum two credits to dial's one (0.5); its
+	// 11 commits against dial's 2 divide that by (12/3)^power.
+	want := math.Pow(12.0/3, hotFilePower) / 2
+	if want <= 0.5 {
+		t.Fatalf("hotFilePower %v discounts nothing", hotFilePower)
+	}
+	if got["app/hub.go"] != 1 || math.Abs(got["app/dial.go"]-want) > 1e-9 || math.Abs(got["app/pool.go"]-want) > 1e-9 {
+		t.Errorf("history %v, want hub 1, dial and pool %.4f", got, want)
 	}
 }

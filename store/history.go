@@ -244,6 +244,29 @@ func (s *Store) CommitFiles(ctx context.Context, ids []int64) (map[int64][]strin
 	return out, err
 }
 
+// FileCommitCounts returns how many recorded commits touched each of
+// paths (those no commit touched are absent): how often a file changes.
+func (s *Store) FileCommitCounts(ctx context.Context, paths []string) (map[string]int, error) {
+	out := map[string]int{}
+	err := inChunks(paths, func(chunk []string) error {
+		rows, err := s.db.QueryContext(ctx, `SELECT path, count(*) FROM commit_files WHERE path IN (`+placeholders(len(chunk))+`) GROUP BY path`, stringArgs(chunk)...)
+		if err != nil {
+			return classify(fmt.Errorf("file commit counts: %w", err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p string
+			var n int
+			if err := rows.Scan(&p, &n); err != nil {
+				return classify(err)
+			}
+			out[p] = n
+		}
+		return classify(rows.Err())
+	})
+	return out, err
+}
+
 // FileIDsByPath returns the ids of tracked files by path.
 func (s *Store) FileIDsByPath(ctx context.Context, paths []string) (map[string]int64, error) {
 	out := map[string]int64{}
