@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -728,17 +729,26 @@ func TestOlderIndex(t *testing.T) {
 	root := testWorkspace(t, fixture)
 	wstest.Outdate(t, root)
 
+	var mu sync.Mutex // the server calls Rebuild on its own goroutines
 	var reasons []string
-	c := connect(t, Options{Root: root, Rebuild: func(reason string) bool { reasons = append(reasons, reason); return true }})
+	rebuild := func(reason string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		reasons = append(reasons, reason)
+		return true
+	}
+	c := connect(t, Options{Root: root, Rebuild: rebuild})
 	text, isErr := call(t, c, "symbol_lookup", map[string]any{"name": "Login"}, nil)
 	if !isErr || !strings.Contains(text, "being rebuilt in the background") {
 		t.Errorf("tool on an older index: %v %q", isErr, text)
 	}
-	// Every answer asks (the resource list at connection did too): the
-	// rebuild starts at most once (heal's own bound).
+	// Each answer asks again (so did the resource list at connection);
+	// ctxls mcp's Rebuild bounds how often a rebuild starts (heal).
+	mu.Lock()
 	if len(reasons) == 0 || !strings.Contains(reasons[0], fmt.Sprintf("schema version %d", store.SchemaVersion-1)) {
 		t.Errorf("rebuild asked for %q", reasons)
 	}
+	mu.Unlock()
 
 	d := connect(t, Options{Root: root})
 	if text, isErr := call(t, d, "symbol_lookup", map[string]any{"name": "Login"}, nil); !isErr || !strings.Contains(text, "run 'ctxls index'") {
