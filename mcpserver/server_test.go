@@ -727,7 +727,14 @@ func TestFilePathThroughLinks(t *testing.T) {
 // for 'ctxls index'.
 func TestOlderIndex(t *testing.T) {
 	root := testWorkspace(t, fixture)
-	wstest.Outdate(t, root)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 
 	var mu sync.Mutex // the server calls Rebuild on its own goroutines
 	var reasons []string

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/internal/wstest"
+	"github.com/ctxls/ctxls/store"
 )
 
 // TestInitMCP registers the server with init --mcp, starts it the way
@@ -81,7 +82,14 @@ func TestMCPOnAnOlderIndex(t *testing.T) {
 	if _, errOut, code := ctxls(t, root, "index"); code != 0 {
 		t.Fatalf("index: %d %s", code, errOut)
 	}
-	wstest.Outdate(t, root)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

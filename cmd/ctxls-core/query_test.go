@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -81,7 +81,14 @@ func TestQueryOnAnOlderIndex(t *testing.T) {
 	if _, errOut, code := ctxls(t, root, "index"); code != 0 {
 		t.Fatalf("index: %d %s", code, errOut)
 	}
-	wstest.Outdate(t, root)
+	st, err := store.Open(context.Background(), root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	_, errOut, code := ctxls(t, root, "query", "Greet")
 	if code != 1 || !strings.Contains(errOut, "written by an older ctxls") || !strings.Contains(errOut, "being rebuilt in the background") {
 		t.Fatalf("query on an older index: %d %q", code, errOut)

@@ -5,7 +5,6 @@ package wstest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,19 +73,4 @@ func Indexed(t testing.TB, files map[string]string) (string, *store.Store) {
 	t.Helper()
 	root := New(t, files)
 	return root, Open(t, root)
-}
-
-// Outdate marks root's index as written by the ctxls before this one (its
-// schema version one lower), as after an upgrade: only a writer migrates
-// it, read-only opens fail with store.ErrOutdated.
-func Outdate(t testing.TB, root string) {
-	t.Helper()
-	st, err := store.Open(context.Background(), root, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion-1)); err != nil {
-		t.Fatal(err)
-	}
 }
