@@ -13,13 +13,13 @@ import (
 // Code warns about a large MCP result.
 const DefaultMaxOutputBytes = 32000
 
-// finish sets the result's text to render(out) and shrinks out until both
-// the text and out's JSON fit the cap. shrink removes the least important
-// item and reports false when nothing is left to remove; it should mark out
-// as truncated.
-func finish[T any](limit int, out *T, render func(*T) string, shrink func(*T) bool) (*mcp.CallToolResult, T, error) {
+// finish sets the result's text to note (a line about the index, or "")
+// and render(out), and shrinks out until both the text and out's JSON fit
+// the cap. shrink removes the least important item and reports false when
+// nothing is left to remove; it should mark out as truncated.
+func finish[T any](limit int, note string, out *T, render func(*T) string, shrink func(*T) bool) (*mcp.CallToolResult, T, error) {
 	for {
-		md := render(out)
+		md := note + render(out)
 		js, err := json.Marshal(out)
 		if err != nil {
 			return nil, *out, fmt.Errorf("encode result: %w", err)

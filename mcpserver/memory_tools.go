@@ -121,7 +121,7 @@ func (s *Server) memorySearch(ctx context.Context, _ *mcp.CallToolRequest, in Me
 		}
 		out.Memories = append(out.Memories, mh)
 	}
-	return finish(s.opts.MaxOutputBytes, &out, renderMemories, func(o *MemorySearchOutput) bool {
+	return finish(s.opts.MaxOutputBytes, "", &out, renderMemories, func(o *MemorySearchOutput) bool {
 		o.Truncated = true
 		return dropLast(&o.Memories)
 	})

@@ -39,6 +39,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ctxls/ctxls/config"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/store"
 )
 
@@ -215,6 +216,20 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 	}
 	s.st, s.stFile, s.stateFile = st, fi, state
 	return st, nil
+}
+
+// buildingNote is the line a tool's answer starts with while an indexer
+// fills an index no index run has finished into (the first run, the
+// rebuild after an upgrade): what the answer lacks may only be missing yet.
+// "" otherwise.
+func (s *Server) buildingNote(ctx context.Context, st *store.Store) string {
+	if locked, err := index.Locked(s.opts.Root); err != nil || !locked {
+		return ""
+	}
+	if done, err := st.Meta(ctx, store.MetaComplete); err != nil || done != "" {
+		return ""
+	}
+	return "Note: ctxls is still building this workspace's index, so this answer may be incomplete; ask again in a minute.\n\n"
 }
 
 func sameOrBothMissing(a, b os.FileInfo) bool {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/internal/workspace"
 	"github.com/ctxls/ctxls/internal/wstest"
 
@@ -760,5 +761,57 @@ func TestOlderIndex(t *testing.T) {
 	d := connect(t, Options{Root: root})
 	if text, isErr := call(t, d, "symbol_lookup", map[string]any{"name": "Login"}, nil); !isErr || !strings.Contains(text, "run 'ctxls index'") {
 		t.Errorf("tool on an older index, no rebuild: %v %q", isErr, text)
+	}
+}
+
+// While an indexer fills an index no run has finished into, each tool's
+// answer says that it may be incomplete; a finished index's answers, or an
+// unfinished one that nothing is filling, do not.
+func TestAnswersWhileTheIndexIsBuilt(t *testing.T) {
+	const note = "still building this workspace's index"
+	tests := []struct {
+		name             string
+		locked, complete bool
+		want             bool
+	}{
+		{"an indexer fills a new index", true, false, true},
+		{"an indexer updates a finished index", true, true, false},
+		{"an unfinished index, no indexer", false, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := testWorkspace(t, fixture)
+			if !tc.complete {
+				st, err := store.Open(context.Background(), root, store.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.SetMeta(context.Background(), store.MetaComplete, ""); err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			if tc.locked {
+				lock, ok, err := index.TryLock(root)
+				if err != nil || !ok {
+					t.Fatalf("index lock: %v %v", ok, err)
+				}
+				defer lock.Close()
+			}
+			c := connect(t, Options{Root: root})
+			for _, q := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"symbol_lookup", map[string]any{"name": "Login"}},
+				{"related", map[string]any{"symbol": "Login"}},
+				{"context_query", map[string]any{"text": "how does Login check the password"}},
+			} {
+				text, isErr := call(t, c, q.tool, q.args, nil)
+				if isErr || strings.Contains(text, note) != tc.want {
+					t.Errorf("%s: error %v, note %v, want %v: %q", q.tool, isErr, strings.Contains(text, note), tc.want, text[:min(len(text), 200)])
+				}
+			}
+		})
 	}
 }

@@ -113,7 +113,7 @@ func (s *Server) contextQuery(ctx context.Context, _ *mcp.CallToolRequest, in Co
 				Line: e.StartLine, EndLine: e.EndLine, Score: round3(r.Score), Relevance: round3(r.Relevance)})
 		}
 	}
-	return finish(s.opts.MaxOutputBytes, &out, renderContext, func(o *ContextQueryOutput) bool {
+	return finish(s.opts.MaxOutputBytes, s.buildingNote(ctx, st), &out, renderContext, func(o *ContextQueryOutput) bool {
 		o.Truncated = true
 		return dropLast(&o.Results)
 	})
@@ -338,7 +338,7 @@ func (s *Server) symbolLookup(ctx context.Context, _ *mcp.CallToolRequest, in Sy
 		}
 	}
 	out.Truncated = len(out.References) < out.ReferencesTotal || len(out.Callers) < out.CallersTotal
-	return finish(s.opts.MaxOutputBytes, &out, func(o *SymbolLookupOutput) string { return renderLookup(in.Name, o) }, func(o *SymbolLookupOutput) bool {
+	return finish(s.opts.MaxOutputBytes, s.buildingNote(ctx, st), &out, func(o *SymbolLookupOutput) string { return renderLookup(in.Name, o) }, func(o *SymbolLookupOutput) bool {
 		o.Truncated = true
 		if dropLast(&o.References) {
 			return true
@@ -493,7 +493,7 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in Related
 		out.Uses = append(contains.uses, out.Uses...)
 		out.UsedBy = append(contains.usedBy, out.UsedBy...)
 	}
-	return finish(s.opts.MaxOutputBytes, &out, renderRelated, func(o *RelatedOutput) bool {
+	return finish(s.opts.MaxOutputBytes, s.buildingNote(ctx, st), &out, renderRelated, func(o *RelatedOutput) bool {
 		o.Truncated = true
 		return dropLast(&o.Uses, &o.UsedBy) || dropLast(&o.Files)
 	})
