@@ -223,10 +223,13 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 // rebuild after an upgrade): what the answer lacks may only be missing yet.
 // "" otherwise.
 func (s *Server) buildingNote(ctx context.Context, st *store.Store) string {
-	if locked, err := index.Locked(s.opts.Root); err != nil || !locked {
+	// The meta read first: a finished index, the usual case, is told apart
+	// without taking the index lock for a moment on every answer, which an
+	// indexer starting at that moment would find held.
+	if done, err := st.Meta(ctx, store.MetaComplete); err != nil || done != "" {
 		return ""
 	}
-	if done, err := st.Meta(ctx, store.MetaComplete); err != nil || done != "" {
+	if locked, err := index.Locked(s.opts.Root); err != nil || !locked {
 		return ""
 	}
 	return "Note: ctxls is still building this workspace's index, so this answer may be incomplete; ask again in a minute.\n\n"
