@@ -109,8 +109,10 @@ var commonWords = map[string]bool{
 }
 
 // Message analyzes a message (a prompt, an issue, pasted error output) and
-// returns its triggers, strongest first, without duplicates.
+// returns its triggers, strongest first, without duplicates. Web addresses
+// count only for the repository files they link to (WithoutLinks).
 func Message(text string) []Trigger {
+	text = WithoutLinks(text)
 	re := messagePatterns()
 	var out []Trigger
 	seen := map[string]bool{}

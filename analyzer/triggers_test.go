@@ -36,6 +36,9 @@ func TestMessage(t *testing.T) {
 		{"how-to, one", "why does one need the cache", nil, []string{"one need the cache"}},
 		{"ticked", "the `limit` flag is ignored", []want{{TriggerSymbol, "limit", 0}}, nil},
 		{"url is not a path", "see https://example.com/docs/page.html", nil, []string{"example.com/docs/page.html"}},
+		{"link to a file", "see https://github.com/o/r/blob/b2571883/core/collection/timingwheel.go#L75-L96 here", []want{{TriggerErrorLoc, "core/collection/timingwheel.go", 75}}, nil},
+		{"link to a directory", "it is in https://gitlab.com/g/r/-/tree/main/core/logx.", []want{{TriggerPath, "core/logx", 0}}, nil},
+		{"image", "![QQ](https://user-images.githubusercontent.com/1/188590444-fafa374d.png)", nil, []string{"user-images.githubusercontent.com", "188590444-fafa374d.png", "fafa374d.png"}},
 		{"plain english", "The weather is nice. Thanks!", nil, []string{"The", "Thanks", "weather"}},
 	}
 	for _, tt := range tests {

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/internal/wstest"
 	"github.com/ctxls/ctxls/store"
 )
@@ -170,5 +172,38 @@ func TestHistoryDiscountsHotFiles(t *testing.T) {
 	}
 	if got["app/hub.go"] != 1 || math.Abs(got["app/dial.go"]-want) > 1e-9 || math.Abs(got["app/pool.go"]-want) > 1e-9 {
 		t.Errorf("history %v, want hub 1, dial and pool %.4f", got, want)
+	}
+}
+
+// A web address in the message is no evidence, and a link to a file of the
+// repository names that file (analyzer.WithoutLinks).
+func TestLinksInTheMessage(t *testing.T) {
+	st := wstest.Open(t, historyRepo(t, true))
+	tests := []struct {
+		name, text, top string
+	}{
+		{"image after the words", "the connection hangs when the server never answers\n![shot](https://user-images.githubusercontent.com/17900775/188590444-fafa374d-9b89.png)", "net/dial.go"},
+		{"link to a file", "an idle connection is reused too often, see https://github.com/o/r/blob/0a1b2c3/cache/lru.go#L4", "cache/lru.go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := Query(context.Background(), st, Request{Text: tt.text, Limit: 5, MinRelevance: -1})
+			if err != nil || len(resp.Files) == 0 {
+				t.Fatalf("Query: %v %+v", err, resp)
+			}
+			if resp.Files[0].Path != tt.top {
+				t.Errorf("top file %s, want %s", resp.Files[0].Path, tt.top)
+			}
+			if strings.Contains(tt.text, "/blob/") && !slices.ContainsFunc(resp.Triggers, func(tr analyzer.Trigger) bool {
+				return tr.Type == analyzer.TriggerErrorLoc && tr.Query == tt.top && tr.Line == 4
+			}) {
+				t.Errorf("no place named by the link in %+v", resp.Triggers)
+			}
+			for term := range resp.Terms {
+				if strings.Contains(term, "githubusercont") || strings.Contains(term, "fafa374d") || term == "png" || term == "0a1b2c3" {
+					t.Errorf("the link's %q is a term of the query", term)
+				}
+			}
+		})
 	}
 }

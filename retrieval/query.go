@@ -249,9 +249,12 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 		req.Limit = 10
 	}
 	resp := &Response{Terms: map[string]float64{}, generation: st.Generation(ctx)}
+	// A web address's host and ids are no words of the request
+	// (analyzer.WithoutLinks).
+	text := analyzer.WithoutLinks(req.Text)
 	messageTriggers := req.MessageTriggers
 	if messageTriggers == nil {
-		messageTriggers = analyzer.Message(req.Text)
+		messageTriggers = analyzer.Message(text)
 	} else {
 		messageTriggers = slices.Clone(messageTriggers)
 	}
@@ -266,7 +269,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	triggers := append(messageTriggers, req.Triggers...)
 	resp.Triggers = triggers
-	if req.MinRelevance > 0 && len(messageTriggers) == 0 && (req.NoMessageTerms || len(analyzer.Terms(req.Text)) == 0) {
+	if req.MinRelevance > 0 && len(messageTriggers) == 0 && (req.NoMessageTerms || len(analyzer.Terms(text)) == 0) {
 		// "thanks", "ok", "hi": nothing in the message to look up.
 		resp.Abstain, resp.Reason = true, "the message names nothing to look up"
 		return resp, nil
@@ -280,7 +283,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	// whole-file and history queries: the message is analysed once.
 	qtf := map[string]int{}
 	an := analyzer.New()
-	an.Each(req.Text, func(t string) {
+	an.Each(text, func(t string) {
 		qtf[t]++
 		if !req.NoMessageTerms {
 			weights[t] = math.Max(weights[t], 1)
@@ -391,7 +394,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	}
 	spellsName := false // a run of the message's words spells a declaration's name
 	if !req.NoMessageTerms {
-		if spellsName, err = phraseMatches(ctx, st, req.Text, df, get); err != nil {
+		if spellsName, err = phraseMatches(ctx, st, text, df, get); err != nil {
 			return nil, err
 		}
 	}
@@ -407,7 +410,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			return nil, err
 		}
 		if named < namedCode && evidence < promptEvidence {
-			one, err := namesOneDeclaration(ctx, st, req.Text)
+			one, err := namesOneDeclaration(ctx, st, text)
 			if err != nil {
 				return nil, err
 			}
@@ -504,7 +507,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	want := asksAbout(req.Text)
+	want := asksAbout(text)
 	results := make([]Result, 0, len(cands))
 	for _, id := range ids {
 		c := cands[id]
@@ -571,7 +574,7 @@ func Query(ctx context.Context, st *store.Store, req Request) (*Response, error)
 			return nil, err
 		}
 		rank := func() ([]FileResult, error) {
-			return rankFiles(ctx, st, req.Text, cands, fileOf, whole, ht, idf, weights, idfMass, massScale(total), want, req.Limit)
+			return rankFiles(ctx, st, text, cands, fileOf, whole, ht, idf, weights, idfMass, massScale(total), want, req.Limit)
 		}
 		files, err := rank()
 		if err != nil {
