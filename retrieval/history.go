@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/ctxls/ctxls/store"
 )
@@ -24,6 +25,11 @@ const (
 	// central command.go, models.py) is among the files of any 30 commits
 	// and won on the votes alone (decision 0094's amendment of stop 42).
 	hotFilePower = 0.25
+	// commitHalfLife is the age at which a similar commit's credit halves:
+	// code moves on, and a fix of three years ago touched files that have
+	// since been split, renamed in part or left behind (decision 0094's
+	// amendment of stop 43).
+	commitHalfLife = 3 * 365.25 * 24 * time.Hour
 )
 
 // The recency signal of file ranking (docs/decisions/0114): the files the
@@ -76,9 +82,9 @@ func historyTerms(qtf map[string]int, terms []string, fromMessage map[string]boo
 // pastCommitFiles scores files by the past commits whose messages match
 // terms: each of the best similarCommits commits credits each of its files
 // that the index still tracks with its BM25 similarity (relative to the
-// best commit's) divided by its size to commitSizePower; a file's sum is
-// divided by its number of commits to hotFilePower. Scores are normalised
-// to the best file.
+// best commit's) divided by its size to commitSizePower, halved for every
+// commitHalfLife of its age; a file's sum is divided by its number of
+// commits to hotFilePower. Scores are normalised to the best file.
 func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[string]float64, error) {
 	hits, err := st.SimilarCommits(ctx, terms, similarCommits)
 	if err != nil || len(hits) == 0 {
@@ -93,12 +99,19 @@ func pastCommitFiles(ctx context.Context, st *store.Store, terms []string) (map[
 		return nil, err
 	}
 	best := hits[0].Score
+	// Ages count from the newest of the hits: any other point (HEAD, the
+	// clock) scales every credit alike, which the normalisation removes.
+	newest := hits[0].At
+	for _, h := range hits {
+		newest = max(newest, h.At)
+	}
 	out := map[string]float64{}
 	for _, h := range hits { // best first: a fixed order of the sums
 		if best <= 0 {
 			break
 		}
 		credit := h.Score / best / math.Pow(float64(max(h.NFiles, 1)), commitSizePower)
+		credit *= math.Exp2(-float64(newest-h.At) / commitHalfLife.Seconds())
 		for _, p := range files[h.ID] {
 			out[p] += credit
 		}

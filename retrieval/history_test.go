@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/analyzer"
 	"github.com/ctxls/ctxls/internal/wstest"
@@ -205,5 +206,32 @@ func TestLinksInTheMessage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Of two past fixes alike, the older credits its file less: half for every
+// commitHalfLife of age.
+func TestHistoryHalvesOlderCommits(t *testing.T) {
+	root := t.TempDir()
+	gitIn(t, root, "init", "-q")
+	now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	commit := func(msg string, at time.Time, files map[string]string) {
+		wstest.Write(t, root, files)
+		gitIn(t, root, "add", "-A", "--", ".", ":!.ctxls")
+		date := at.Format(time.RFC3339)
+		gitEnv(t, root, []string{"GIT_COMMITTER_DATE=" + date, "GIT_AUTHOR_DATE=" + date}, "commit", "-q", "-m", msg)
+	}
+	src := func(v string) string { return "package app\n\nvar " + v + " = 0\n" }
+	old := now.Add(-2 * commitHalfLife)
+	commit("first version", old.Add(-time.Hour), map[string]string{"app/dial.go": src("Dial"), "app/pool.go": src("Pool")})
+	commit("fix timeout in dial", old, map[string]string{"app/dial.go": src("Dial2")})
+	commit("fix timeout in pool", now, map[string]string{"app/pool.go": src("Pool2")})
+
+	got, err := pastCommitFiles(context.Background(), wstest.Open(t, root), []string{"timeout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["app/pool.go"] != 1 || math.Abs(got["app/dial.go"]-0.25) > 1e-3 {
+		t.Errorf("history %v, want pool 1, dial 0.25 (two half-lives older)", got)
 	}
 }
