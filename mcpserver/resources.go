@@ -99,7 +99,7 @@ func (s *Server) computeAuto(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if len(files) == 0 && mem.Empty() {
-		return none + ", and no editor or assistant activity was recorded in the last 30 minutes. Use the context_query tool to ask for code.\n", nil
+		return s.buildingNote(ctx, st) + none + ", and no editor or assistant activity was recorded in the last 30 minutes. Use the context_query tool to ask for code.\n", nil
 	}
 	cfg := s.config()
 	c, _, err := retrieval.QueryContext(ctx, st, req, retrieval.ContextOptions{
@@ -109,6 +109,7 @@ func (s *Server) computeAuto(ctx context.Context) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
+	b.WriteString(s.buildingNote(ctx, st))
 	b.WriteString("<!-- computed by ctxls mcp from recent activity (no .ctxls/" + AutoContextFile + " yet)")
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "; working set: %s", strings.Join(files, ", "))
@@ -282,9 +283,14 @@ func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	if err != nil {
 		return nil, err
 	}
+	note := s.buildingNote(ctx, st)
 	f, ok, err := st.FileByPath(ctx, rel)
 	if err != nil {
 		return nil, err
+	}
+	if !ok && note != "" {
+		// Not found may only mean not reached yet.
+		return s.text(uri, note+"`"+rel+"` is not in the index yet.\n"), nil
 	}
 	if !ok {
 		return nil, resourceNotFound(uri)
@@ -306,8 +312,8 @@ func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	}
 	// The sections are bounded and short; under the cap, a long outline
 	// gives way to them rather than the rules and gotchas to the outline.
-	md = cutLines(md, max(s.opts.MaxOutputBytes-extra.Len(), s.opts.MaxOutputBytes/4)) + extra.String()
-	return s.text(uri, md), nil
+	md = cutLines(md, max(s.opts.MaxOutputBytes-extra.Len()-len(note), s.opts.MaxOutputBytes/4)) + extra.String()
+	return s.text(uri, note+md), nil
 }
 
 // fileMarkdown renders what the index knows of one file: its outline, its

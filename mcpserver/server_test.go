@@ -812,6 +812,21 @@ func TestAnswersWhileTheIndexIsBuilt(t *testing.T) {
 					t.Errorf("%s: error %v, note %v, want %v: %q", q.tool, isErr, strings.Contains(text, note), tc.want, text[:min(len(text), 200)])
 				}
 			}
+			// The resources computed from the index say so too; a file the
+			// indexer has not reached is "not yet", not "not found".
+			for _, uri := range []string{fileURI("auth/auth.go"), AutoURI} {
+				if text := readText(t, c, uri); strings.Contains(text, note) != tc.want {
+					t.Errorf("%s: note %v, want %v: %q", uri, !tc.want, tc.want, text[:min(len(text), 200)])
+				}
+			}
+			_, err := c.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: fileURI("auth/later.go")})
+			if tc.want {
+				if text := readText(t, c, fileURI("auth/later.go")); !strings.Contains(text, note) || !strings.Contains(text, "not in the index yet") {
+					t.Errorf("a file not reached yet: %q", text)
+				}
+			} else if err == nil {
+				t.Error("a file the finished index lacks was found")
+			}
 		})
 	}
 }
