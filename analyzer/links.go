@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // linkPattern matches a web address as people paste it: a scheme or a
@@ -61,7 +62,7 @@ func linkedPath(link string) string {
 			continue
 		}
 		p, err := url.PathUnescape(strings.Join(segs[i+2:], "/"))
-		if err != nil || strings.ContainsAny(p, " \t\n") {
+		if err != nil || !utf8.ValidString(p) || strings.ContainsAny(p, " \t\n") {
 			return ""
 		}
 		if line := fragmentLine(u.Fragment); line != "" {

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWithoutLinks(t *testing.T) {
@@ -42,4 +43,24 @@ func TestLinkWordsAreNotTerms(t *testing.T) {
 	if !strings.Contains(got, "jaeger") || !strings.Contains(got, "shot") {
 		t.Errorf("terms %q lost the message's words", got)
 	}
+}
+
+// FuzzWithoutLinks: any text comes back without an http(s) address, as
+// valid UTF-8 when it was, and a second pass changes nothing.
+func FuzzWithoutLinks(f *testing.F) {
+	for _, s := range []string{"see https://github.com/o/r/blob/main/a.go#L3", "![x](http://h/1.png)", "www.", "https://%zz", "https://github.com/o/r/blob/r/%E2%82", "ftp://a/b/raw/c/d e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		once := WithoutLinks(text)
+		if twice := WithoutLinks(once); twice != once {
+			t.Errorf("not idempotent: %q → %q → %q", text, once, twice)
+		}
+		if linkPattern().MatchString(once) && strings.Contains(strings.ToLower(once), "://") {
+			t.Errorf("an address is left in %q", once)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(once) {
+			t.Errorf("invalid UTF-8 from %q: %q", text, once)
+		}
+	})
 }
