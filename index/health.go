@@ -73,6 +73,13 @@ func CheckHealth(ctx context.Context, st *store.Store, root string) (Health, err
 // processes.
 func lockPath(root string) string { return filepath.Join(workspace.Dir(root), "index.lock") }
 
+// RebuildingError returns the error of a read-only command (`ctxls query`,
+// `ctxls mcp`) that found root's index written by an older ctxls and a
+// rebuild of it under way: it wraps store.ErrOutdated.
+func RebuildingError(root string) error {
+	return fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", root, store.ErrOutdated)
+}
+
 // Locked says whether a process holds root's index lock now.
 func Locked(root string) (bool, error) {
 	f, ok, err := TryLock(root)

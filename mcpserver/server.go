@@ -209,7 +209,7 @@ func (s *Server) store(ctx context.Context) (*store.Store, error) {
 	}
 	if errors.Is(err, store.ErrOutdated) && s.opts.Rebuild != nil && s.opts.Rebuild(err.Error()) {
 		s.log.Info("mcp: index of an older ctxls is being rebuilt", zap.Error(err))
-		return nil, fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", s.opts.Root, store.ErrOutdated)
+		return nil, index.RebuildingError(s.opts.Root)
 	}
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func (f *queryFlags) openFor(ctx context.Context, stderr io.Writer, text string)
 	if errors.Is(err, store.ErrOutdated) {
 		var log *zap.Logger
 		if rebuildOutdated(abs, err.Error(), workspaceLog(abs, &log)) {
-			return "", cfg, nil, "", fmt.Errorf("%s: %w; it is being rebuilt in the background: ask again when that is done", abs, store.ErrOutdated)
+			return "", cfg, nil, "", index.RebuildingError(abs)
 		}
 	}
 	if err != nil {
