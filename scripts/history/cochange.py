@@ -13,9 +13,7 @@ normalised to the best file, inside the demotion. Reported: MRR@10 per w,
 per half and per case file.
 """
 import collections
-import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,51 +25,37 @@ import hotfiles  # noqa: E402
 P, SEEDS, PER_SEED = 0.25, 3, 200
 WS = [0, 0.05, 0.1, 0.2, 0.3, 0.5]
 
+
+def co_change(c, base):
+    """Each file's co-change with the case's SEEDS best files by base,
+    normalised to the best file."""
+    order = sorted(range(len(base)), key=lambda i: (-base[i], i))
+    seeds = [c["sig"][i][0] for i in order[:SEEDS]]
+    paths = {p for p, _, _ in c["sig"]}
+    co = collections.Counter()
+    for rank, seed in enumerate(seeds):
+        mine = [h for h in c["revs"] if seed in c["commits"].get(h, [])][:PER_SEED]
+        shared = collections.Counter(p for h in mine for p in c["commits"].get(h, []) if p in paths and p != seed)
+        for p, m in shared.items():
+            co[p] += m / (len(mine) + 1) / (rank + 1)
+    top = max(co.values(), default=0) or 1
+    return [co[p] / top for p, _, _ in c["sig"]]
+
+
 def main():
     dump, work, case_files = sys.argv[1], sys.argv[2], sys.argv[3:]
-    cases = anchors.load(dump, case_files)
-    bases = collections.defaultdict(list)
-    for fn in case_files:
-        for line in open(fn):
-            if line.strip():
-                c = json.loads(line); bases[(c["repo"], c["query"])].append(c["base"])
-    clones, raw = {}, [json.loads(l) for l in open(dump)]
-    for c, d in zip(cases, raw):
-        args = d["args"]; root = args[args.index("--root") + 1]
-        clone = os.path.join(work, os.path.basename(root))
-        if clone not in clones:
-            clones[clone] = hotfiles.commit_files(clone)
-        files = clones[clone]
-        base = bases[(os.path.basename(root).replace("+", "/", 1), args[-1])].pop(0)
-        revs = subprocess.run(["git", "-C", clone, "rev-list", "-n", "20000", base], capture_output=True, text=True, check=True).stdout.split()
-        n = collections.Counter(p for h in revs for p in files.get(h, []))
-        c["sig"] = [(f["path"], f.get("signals") or {}, n[f["path"]]) for f in d["resp"].get("files") or []]
-        c["weights"] = d["resp"]["weights"]
-        # base score with the discount
-        w = c["weights"]
-        hist = [s.get("history", 0) / (1 + k) ** P for _, s, k in c["sig"]]
-        top = max((s.get("history", 0) for _, s, _ in c["sig"]), default=0)
-        best = max(hist, default=0) or 1
-        c["base"] = [(sum(w[k] * s.get(k, 0) for k in w if k != "history") + w["history"] * h / best * top) * s.get("demotion", 1)
-                     for (_, s, _), h in zip(c["sig"], hist)]
-        order = sorted(range(len(c["base"])), key=lambda i: (-c["base"][i], i))
-        seeds = [c["sig"][i][0] for i in order[:SEEDS]]
-        paths = {p for p, _, _ in c["sig"]}
-        co = collections.Counter()
-        for si, s in enumerate(seeds):
-            mine = [h for h in revs if s in files.get(h, [])][:PER_SEED]
-            shared = collections.Counter(p for h in mine for p in files.get(h, []) if p in paths and p != s)
-            for p, m in shared.items():
-                co[p] += m / (len(mine) + 1) / (si + 1)
-        top = max(co.values(), default=0) or 1
-        c["co"] = [co[p] / top for p, _, _ in c["sig"]]
+    cases = hotfiles.load_cases(dump, work, case_files)
+    for c in cases:
+        c["base"] = hotfiles.discounted(c, P)
+        c["co"] = co_change(c, c["base"])
         c["dem"] = [s.get("demotion", 1) for _, s, _ in c["sig"]]
-        c["files"] = [(p, 0, 0) for p, _, _ in c["sig"]]
     names = [name for name, _ in anchors.groups(cases)]
     print("| w | " + " | ".join(names) + " |")
-    for wco in WS:
-        sc = lambda c: [b + wco * x * d for b, x, d in zip(c["base"], c["co"], c["dem"])]
-        print(f"| {wco} | " + " | ".join(f"{sum(anchors.rr(c, sc(c)) for c in cs) / max(len(cs), 1):.4f}" for _, cs in anchors.groups(cases)) + " |")
+    for w in WS:
+        def score(c, w=w):
+            return [b + w * x * d for b, x, d in zip(c["base"], c["co"], c["dem"])]
+        print(f"| {w} | " + " | ".join(f"{sum(anchors.rr(c, score(c)) for c in cs) / max(len(cs), 1):.4f}"
+                                     for _, cs in anchors.groups(cases)) + " |")
 
 
 if __name__ == "__main__":

@@ -42,14 +42,16 @@ def commit_files(clone):
     return {h: fs if len(fs) <= MASS_CHANGE else [] for h, fs in files.items()}
 
 
-def counts_at(clone, base, files):
-    revs = subprocess.run(["git", "-C", clone, "rev-list", "-n", str(MAX_COMMITS), base],
+def revs_at(clone, base):
+    """The newest MAX_COMMITS commits reachable from base, newest first."""
+    return subprocess.run(["git", "-C", clone, "rev-list", "-n", str(MAX_COMMITS), base],
                           capture_output=True, text=True, check=True).stdout.split()
-    return collections.Counter(p for h in revs for p in files.get(h, []))
 
 
-def main():
-    dump, work, case_files = sys.argv[1], sys.argv[2], sys.argv[3:]
+def load_cases(dump, work, case_files):
+    """The dump's cases (anchors.load) with, for each: "sig", its files as
+    (path, signals, commits at the base); "weights"; "revs" (revs_at) and
+    "commits", the files of its clone's commits (commit_files)."""
     cases = anchors.load(dump, case_files)
     bases = collections.defaultdict(list)
     for fn in case_files:
@@ -66,26 +68,32 @@ def main():
         if clone not in clones:
             clones[clone] = commit_files(clone)
         base = bases[(os.path.basename(root).replace("+", "/", 1), args[-1])].pop(0)
-        n = counts_at(clone, base, clones[clone])
+        c["commits"], c["revs"] = clones[clone], revs_at(clone, base)
+        n = collections.Counter(p for h in c["revs"] for p in c["commits"].get(h, []))
         c["sig"] = [(f["path"], f.get("signals") or {}, n[f["path"]]) for f in d["resp"].get("files") or []]
         c["weights"] = d["resp"]["weights"]
+    return cases
 
-    def scorer(p):
-        def score(c):
-            w = c["weights"]
-            hist = [s.get("history", 0) / (1 + n) ** p for _, s, n in c["sig"]]
-            top = max((s.get("history", 0) for _, s, _ in c["sig"]), default=0)
-            best = max(hist, default=0) or 1
-            return [(sum(w[k] * s.get(k, 0) for k in w if k != "history") + w["history"] * h / best * top)
-                    * s.get("demotion", 1) for (_, s, _), h in zip(c["sig"], hist)]
-        return score
 
+def discounted(c, p):
+    """The case's file scores with history divided by (1 + commits)^p,
+    renormalised to the largest history among its files."""
+    w = c["weights"]
+    hist = [s.get("history", 0) / (1 + n) ** p for _, s, n in c["sig"]]
+    top = max((s.get("history", 0) for _, s, _ in c["sig"]), default=0)
+    best = max(hist, default=0) or 1
+    return [(sum(w[k] * s.get(k, 0) for k in w if k != "history") + w["history"] * h / best * top)
+            * s.get("demotion", 1) for (_, s, _), h in zip(c["sig"], hist)]
+
+
+def main():
+    dump, work, case_files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    cases = load_cases(dump, work, case_files)
     names = [name for name, _ in anchors.groups(cases)]
     print("| p | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for p in POWERS:
-        score = scorer(p)
-        print(f"| {p} | " + " | ".join(f"{sum(anchors.rr(c, score(c)) for c in cs) / max(len(cs), 1):.4f}"
+        print(f"| {p} | " + " | ".join(f"{sum(anchors.rr(c, discounted(c, p)) for c in cs) / max(len(cs), 1):.4f}"
                                       for _, cs in anchors.groups(cases)) + " |")
 
 
