@@ -87,7 +87,13 @@ func referenceSplit(id string) []string {
 		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			flush(i)
 		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
-			flush(i)
+			// Not when the lower-case letters end the acronym: URLs, IPv4.
+			tail := string(runes[i+1:])
+			plural := strings.HasPrefix(tail, "s") && (len(tail) == 1 || !unicode.IsLower([]rune(tail)[1]))
+			version := strings.HasPrefix(tail, "v") && len(tail) > 1 && unicode.IsDigit([]rune(tail)[1])
+			if !plural && !version {
+				flush(i)
+			}
 		case (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) != unicode.In(prev, unicode.Han, unicode.Hiragana, unicode.Katakana)) &&
 			(unicode.IsLetter(r) || unicode.IsDigit(r)) && (unicode.IsLetter(prev) || unicode.IsDigit(prev)):
 			flush(i)
@@ -101,6 +107,7 @@ var referenceCases = []string{
 	"parseHTTPRequest_v2 \xff\xfe", "ListenAndServe", "http.Server.Serve", "a.b", "a.", ".a", "x-", "-x", "$y",
 	"foo.$bar", "x..y", "HTTPServer", "getX", "X1Y2z", "ÀbcDéf", "検索 works", "ǅungla", "naïveCafé_42",
 	"ALLCAPS", "a_b-c.d$e", "utf8Decode", "123abc", "0x1fBeef", "__init__", "fooBAR", "FOObar", "ΑβγΔε",
+	"URLs", "getURLsFor", "IDs_seen", "IPv4Mapped", "TLSv1", "HTTPServe", "ASet", "CAs", "ABsolute", "ÀÉs", "ÀÉv2x",
 	"tab\tsep\nnew", "a.\xffb", "é.é", "_", "__", "a_", "x\u00a0y", "İstanbul", "ﬁle",
 }
 

@@ -55,8 +55,9 @@ import (
 // indexed, Java's references resolve to Kotlin's declarations and back,
 // one family, and Gradle's Kotlin scripts are build scripts; Swift is
 // indexed, Package.swift is a build script, and a Tests/ directory in
-// any case holds tests).
-const Version = "23"
+// any case holds tests; 24: an acronym's plural "s" and version "v" stay
+// with it, URLs and IPv4 rather than UR|Ls and I|Pv4, acronymTail).
+const Version = "24"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.
@@ -334,7 +335,8 @@ func splitIdentifier(id string) []string {
 		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			// fooBar → foo|Bar
 			flush(i)
-		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
+			!acronymTail(runes[i+1], runeAt(runes, i+2)):
 			// HTTPServer → HTTP|Server
 			flush(i)
 		case isUnspaced(r) != isUnspaced(prev) && isAlnum(r) && isAlnum(prev):
@@ -374,7 +376,7 @@ func splitASCII(id string) []string {
 		}
 		prev := id[i-1]
 		// fooBar → foo|Bar; HTTPServer → HTTP|Server
-		if isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(id) && isLower(id[i+1]) {
+		if isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(id) && isLower(id[i+1]) && !acronymTail(rune(id[i+1]), byteAt(id, i+2)) {
 			parts = append(parts, id[start:i])
 			start = i
 		}
@@ -383,6 +385,36 @@ func splitASCII(id string) []string {
 		parts = append(parts, id[start:])
 	}
 	return parts
+}
+
+// acronymTail reports whether the lower-case letter first (and second,
+// the letter after it, 0 at the end) after an upper-case run end the
+// acronym rather than start a word: a plural "s" (URLs, IDs, APIs) or a
+// version "v" and its number (IPv4, TLSv1). Split before the run's last
+// letter as HTTPServer is, they would make fragments of no word ("UR",
+// "Ls") and lose the acronym's term.
+func acronymTail(first, second rune) bool {
+	switch first {
+	case 's':
+		return !unicode.IsLower(second)
+	case 'v':
+		return unicode.IsDigit(second)
+	}
+	return false
+}
+
+func runeAt(runes []rune, i int) rune {
+	if i < len(runes) {
+		return runes[i]
+	}
+	return 0
+}
+
+func byteAt(s string, i int) rune {
+	if i < len(s) {
+		return rune(s[i])
+	}
+	return 0
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

@@ -24,6 +24,14 @@ func TestSplitIdentifier(t *testing.T) {
 		{"logx能否支持field功能", []string{"logx", "能否支持", "field", "功能"}},
 		{"検索 works", []string{"検索 works"}},
 		{"café_crème", []string{"café", "crème"}},
+		// An acronym's plural "s" or version "v" ends the acronym.
+		{"URLs", []string{"URLs"}},
+		{"getURLsForHost", []string{"get", "URLs", "For", "Host"}},
+		{"ParseIPv4Mapped", []string{"Parse", "IPv4", "Mapped"}},
+		{"TLSv1_2", []string{"TLSv1", "2"}},
+		{"HTTPSession", []string{"HTTP", "Session"}},
+		{"CASet", []string{"CA", "Set"}},
+		{"ÉTATs", []string{"ÉTATs"}},
 	}
 	for _, tt := range tests {
 		if got := SplitIdentifier(tt.in); !reflect.DeepEqual(got, tt.want) {
@@ -43,6 +51,8 @@ func TestTerms(t *testing.T) {
 		{"", nil},
 		{"a 123 0x1f", nil},
 		{"検索 works", []string{"検索", "work"}},
+		{"fetch URLs and IDs", []string{"fetch", "url", "id"}},
+		{"getURLs", []string{"geturls", "get", "url"}},
 	}
 	for _, tt := range tests {
 		if got := Terms(tt.in); !reflect.DeepEqual(got, tt.want) {
