@@ -56,8 +56,10 @@ import (
 // one family, and Gradle's Kotlin scripts are build scripts; Swift is
 // indexed, Package.swift is a build script, and a Tests/ directory in
 // any case holds tests; 24: an acronym's plural "s" and version "v" stay
-// with it, URLs and IPv4 rather than UR|Ls and I|Pv4, acronymTail).
-const Version = "24"
+// with it, URLs and IPv4 rather than UR|Ls and I|Pv4, acronymTail; 25: a
+// JavaScript or TypeScript class field that holds a function is a method,
+// json = (...) => {}).
+const Version = "25"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

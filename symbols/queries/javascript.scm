@@ -2,6 +2,8 @@
 (generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (identifier) @name) @def.class
 (method_definition name: (property_identifier) @name) @def.method
+; A class field that holds a function is a method: handleClick = () => {}.
+(field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.method
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))

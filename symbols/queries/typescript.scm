@@ -10,6 +10,8 @@
 (method_definition name: (property_identifier) @name) @def.method
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
+; A class field that holds a function is a method: handler = () => {}, json: JSONRespond = (...) => {}.
+(public_field_definition name: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.method
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))

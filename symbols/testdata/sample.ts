@@ -9,6 +9,8 @@ export interface Shape {
 export class Circle extends Base implements Shape {
   constructor(private r: number) { super(); }
   area(): number { return helper(this.r) * Math.PI; }
+  scale = (k: number): Circle => new Circle(this.r * k);
+  label: string = 'circle';
 }
 
 export type ID = string;
