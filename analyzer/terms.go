@@ -58,8 +58,9 @@ import (
 // any case holds tests; 24: an acronym's plural "s" and version "v" stay
 // with it, URLs and IPv4 rather than UR|Ls and I|Pv4, acronymTail; 25: a
 // JavaScript or TypeScript class field that holds a function is a method,
-// json = (...) => {}).
-const Version = "25"
+// json = (...) => {}; 26: so is a private member, #dispatch() {}, named
+// without its #, symbols.memberName).
+const Version = "26"
 
 // maxTermLen bounds a single term; longer runs (hashes, base64, minified
 // code) carry no retrieval value and bloat the index.

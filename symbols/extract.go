@@ -241,7 +241,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			if e.lang == "cpp" && localFunction(main) {
 				continue
 			}
-			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: strings.TrimSpace(e.text(name)),
+			d := def{kind: Kind(mainName[len(defPrefix):]), node: main, name: memberName(e.text(name)),
 				receiver: receiverName(e.text(recv)), start: main.StartByte(), end: main.EndByte()}
 			if d.kind == KindHeading {
 				d.name, d.level = headingText(e.text(main))
@@ -257,7 +257,7 @@ func (e *extraction) run(cur *sitter.QueryCursor, root *sitter.Node) {
 			}
 			e.defs = append(e.defs, d)
 		case strings.HasPrefix(mainName, refPrefix):
-			n := strings.TrimSpace(e.text(name))
+			n := memberName(e.text(name))
 			if n == "" || len(n) > 200 {
 				continue
 			}
@@ -829,4 +829,11 @@ func headingText(s string) (string, int) {
 		return first, level
 	}
 	return strings.TrimSpace(strings.TrimRight(first[level:], "# ")), level
+}
+
+// memberName is a captured name as people write it: JavaScript's private
+// members (#dispatch) are named without the # that marks them private, so
+// that "dispatch" in a message, and this.#dispatch() in code, find them.
+func memberName(captured string) string {
+	return strings.TrimPrefix(strings.TrimSpace(captured), "#")
 }

@@ -1,9 +1,9 @@
 (function_declaration name: (identifier) @name) @def.function
 (generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (identifier) @name) @def.class
-(method_definition name: (property_identifier) @name) @def.method
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @def.method
 ; A class field that holds a function is a method: handleClick = () => {}.
-(field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.method
+(field_definition property: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression)]) @def.method
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
@@ -33,7 +33,7 @@
 (class_heritage (identifier) @name) @ref.extends
 (class_heritage (member_expression object: (_) @qualifier property: (property_identifier) @name)) @ref.extends
 (call_expression function: (identifier) @name) @ref.calls
-(call_expression function: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @ref.calls
+(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @name)) @ref.calls
 (new_expression constructor: (identifier) @name) @ref.calls
 
 (import_statement source: (string (string_fragment) @path)) @import

@@ -7,11 +7,11 @@
 (type_alias_declaration name: (type_identifier) @name) @def.type
 (enum_declaration name: (identifier) @name) @def.enum
 (internal_module name: (identifier) @name) @def.module
-(method_definition name: (property_identifier) @name) @def.method
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @def.method
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
 ; A class field that holds a function is a method: handler = () => {}, json: JSONRespond = (...) => {}.
-(public_field_definition name: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.method
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression)]) @def.method
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
@@ -22,7 +22,7 @@
 (implements_clause (type_identifier) @name) @ref.implements
 (extends_type_clause type: (type_identifier) @name) @ref.extends
 (call_expression function: (identifier) @name) @ref.calls
-(call_expression function: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @ref.calls
+(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @name)) @ref.calls
 (new_expression constructor: (identifier) @name) @ref.calls
 (type_identifier) @name @ref.references
 

@@ -10,6 +10,8 @@ export class Circle extends Base implements Shape {
   constructor(private r: number) { super(); }
   area(): number { return helper(this.r) * Math.PI; }
   scale = (k: number): Circle => new Circle(this.r * k);
+  #grow(): number { return this.#step(); }
+  #step = (): number => 1;
   label: string = 'circle';
 }
 
