@@ -52,7 +52,8 @@ def load(dump, case_files):
         c = lst.pop(0)
         files = [(f["path"], f.get("signals") or {}) for f in d["resp"].get("files") or []]
         cases.append({"id": c["id"], "q": q, "repo": repo, "file": c["_file"], "half": c["_idx"] % 2,
-                      "gold": set(c["gold"]), "files": files, "base": c.get("base", "")})
+                      "gold": set(c["gold"]), "files": files, "base": c.get("base", ""),
+                      "weights": d["resp"].get("weights") or {}})
     return cases
 
 

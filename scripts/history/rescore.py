@@ -24,39 +24,13 @@ Reported: MRR@10 and hit@5 overall, per half (even-indexed cases of each
 case file, odd) and MRR@10 per case file. The base row reproduces the run.
 """
 import collections
-import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fit  # noqa: E402
+
 PRIORS = ("size", "recent")
-
-
-def load(dump, case_files):
-    by_query = collections.defaultdict(list)
-    for fn in case_files:
-        idx = 0
-        for line in open(fn):
-            if not line.strip():
-                continue
-            c = json.loads(line)
-            if not c.get("gold"):
-                continue
-            c["_file"], c["_idx"] = os.path.basename(fn).split(".")[0], idx
-            idx += 1
-            by_query[(c["repo"], c["query"])].append(c)
-    cases = []
-    for line in open(dump):
-        d = json.loads(line)
-        args = d["args"]
-        repo = os.path.basename(args[args.index("--root") + 1]).replace("+", "/", 1)
-        lst = by_query.get((repo, args[-1]))
-        if not lst:
-            continue
-        c = lst.pop(0)
-        files = [(f["path"], f.get("signals") or {}) for f in d["resp"].get("files") or []]
-        cases.append({"file": c["_file"], "half": c["_idx"] % 2, "gold": set(c["gold"]), "files": files,
-                      "w": d["resp"]["weights"]})
-    return cases
 
 
 def query_part(s, w):
@@ -128,7 +102,9 @@ def evaluate(cases, rescore):
 
 
 def main():
-    cases = load(sys.argv[1], sys.argv[2:])
+    cases = fit.load(sys.argv[1], sys.argv[2:])
+    for c in cases:
+        c["w"], c["file"] = c["weights"], c["file"].split(".")[0]
     rows = [("base", lambda c: [base(s, c["w"]) for _, s in c["files"]])]
     rows += [("priors factor a=%g" % a, priors("factor", a)) for a in (0.5, 1, 2, 3, 5, 10)]
     rows += [("priors share a=%g" % a, priors("share", a)) for a in (0.25, 0.5, 0.75, 1)]
