@@ -379,7 +379,8 @@ func splitASCII(id string) []string {
 		}
 		prev := id[i-1]
 		// fooBar → foo|Bar; HTTPServer → HTTP|Server
-		if isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(id) && isLower(id[i+1]) && !acronymTail(rune(id[i+1]), byteAt(id, i+2)) {
+		if isLower(prev) || isDigit(prev) ||
+			isUpper(prev) && i+1 < len(id) && isLower(id[i+1]) && !acronymTail(rune(id[i+1]), byteAt(id, i+2)) {
 			parts = append(parts, id[start:i])
 			start = i
 		}
@@ -406,6 +407,7 @@ func acronymTail(first, second rune) bool {
 	return false
 }
 
+// runeAt is runes[i], or 0 past the end (acronymTail's "no next letter").
 func runeAt(runes []rune, i int) rune {
 	if i < len(runes) {
 		return runes[i]
@@ -413,6 +415,7 @@ func runeAt(runes []rune, i int) rune {
 	return 0
 }
 
+// byteAt is runeAt for splitASCII's bytes.
 func byteAt(s string, i int) rune {
 	if i < len(s) {
 		return rune(s[i])
