@@ -77,7 +77,9 @@ CLAUDE_BIN := $(CLAUDE_DIR)/node_modules/.bin/claude
 FAKE_API   ?= $(abspath $(CURDIR)/../shared/tools/claude-code-fake-api.py)
 
 # test runs every test suite; it is the README's test command and what CI runs.
-test: build e2e-deps test-go test-fuzz test-race test-ext
+# ext-deps before test-go: the TypeScript call-edge oracle test reads the
+# compiler from the repository's node_modules.
+test: build e2e-deps ext-deps test-go test-fuzz test-race test-ext
 
 # test-go prints each package's result and the output of failing tests
 # (scripts/testreport reads go test -json), then every skipped test with

@@ -27,7 +27,7 @@ func typescriptModules(t *testing.T) string {
 		dir, _ = filepath.Abs(filepath.Join("..", "node_modules"))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "typescript", "package.json")); err != nil {
-		t.Skipf("no TypeScript compiler in %s (.ci/run installs the repository's npm packages)", dir)
+		t.Skipf("TypeScript compiler not installed in %s (make test installs the repository's npm packages first)", dir)
 	}
 	return dir
 }
