@@ -31,7 +31,7 @@ var fileLinkMarkers = map[string]bool{"blob": true, "tree": true, "blame": true,
 // The text of a Markdown link ("[middleware](https://…)") is the writer's
 // and stays.
 func WithoutLinks(text string) string {
-	if !strings.Contains(text, "://") && !strings.Contains(strings.ToLower(text), "www.") {
+	if !mayHoldLink(text) {
 		return text
 	}
 	return linkPattern().ReplaceAllStringFunc(text, func(link string) string {
@@ -43,6 +43,27 @@ func WithoutLinks(text string) string {
 		}
 		return " " + rest
 	})
+}
+
+// mayHoldLink is WithoutLinks' first look, true when text holds "://" or
+// "www." in any case, as linkPattern needs. It runs for every prompt
+// (twice on the hook path: Message and Query each clean their text), so it
+// does not lower-case a copy of the whole message.
+func mayHoldLink(text string) bool {
+	if strings.Contains(text, "://") {
+		return true
+	}
+	for i := strings.IndexAny(text, "wW"); i >= 0 && i+4 <= len(text); {
+		if strings.EqualFold(text[i:i+4], "www.") {
+			return true
+		}
+		j := strings.IndexAny(text[i+1:], "wW")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // linkedPath returns the repository path a forge's file link names, with

@@ -20,6 +20,8 @@ func TestWithoutLinks(t *testing.T) {
 		{"escaped path", "https://github.com/o/r/blob/main/docs/a%2Bb.md", " docs/a+b.md "},
 		{"repository root", "https://github.com/o/r/tree/main", " "},
 		{"www", "mirror at www.example.org/x/y today", "mirror at   today"},
+		{"www in capitals", "mirror at WWW.Example.org/x today", "mirror at   today"},
+		{"a w at the end", "draw", "draw"},
 		{"not a link", "the www directory and http.Server", "the www directory and http.Server"},
 	}
 	for _, tt := range tests {
